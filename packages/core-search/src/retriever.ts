@@ -1,0 +1,71 @@
+/**
+ * The one small interface every strategy implements. A retriever indexes
+ * analysed documents and, given an analysed query, returns its own ranking.
+ * Fusion (fusion.ts) is separate: retrievers never see each other's scores.
+ */
+import type { QueryShape, StrategyName, ToolDefinition } from './types.js';
+
+/** A tool after validation and text analysis, as retrievers see it. */
+export interface IndexedDoc {
+  /** Internal id, assigned in insertion order and never reused; the stable tie-break. */
+  readonly id: number;
+  readonly name: string;
+  readonly toolset: string;
+  readonly tool: ToolDefinition;
+  /** Analysed (normalised, stop-worded, stemmed) terms per field. */
+  readonly fields: {
+    readonly name: readonly string[];
+    readonly title: readonly string[];
+    readonly tags: readonly string[];
+    readonly toolset: readonly string[];
+    readonly description: readonly string[];
+    readonly schema: readonly string[];
+  };
+  /** The name split into lower-case words, unstemmed: "browser_takeScreenshot" -> ["browser","take","screenshot"]. */
+  readonly nameWords: readonly string[];
+  /** The text an embedding model sees: split name, description and toolset. */
+  readonly embeddingText: string;
+}
+
+/** A query after analysis. Built once per search and shared by all retrievers. */
+export interface AnalyzedQuery {
+  readonly raw: string;
+  /** Unicode-normalised, lower-cased, length-bounded. */
+  readonly normalized: string;
+  readonly shape: QueryShape;
+  /** Analysed terms (same analysis as documents). */
+  readonly terms: readonly string[];
+  /** Surface words, lower-cased, identifiers split, stop words removed, unstemmed. */
+  readonly words: readonly string[];
+}
+
+export interface RetrievalHit {
+  /** IndexedDoc.id */
+  id: number;
+  score: number;
+  /** What matched, for explain output. */
+  matched?: string[];
+}
+
+export type RetrieverStatus = 'ready' | 'loading' | 'unavailable';
+
+export interface Retriever {
+  readonly name: StrategyName;
+  /** Index new documents. Called on every engine.add(); must not rebuild everything. */
+  add(docs: readonly IndexedDoc[]): void | Promise<void>;
+  /** Forget documents by id. */
+  remove(ids: readonly number[]): void;
+  /**
+   * The best `limit` hits, best first; equal scores ordered by ascending id.
+   * `accept` filters ids (toolset filter). An empty array means "no opinion".
+   */
+  retrieve(
+    query: AnalyzedQuery,
+    limit: number,
+    accept?: (id: number) => boolean,
+  ): RetrievalHit[] | Promise<RetrievalHit[]>;
+  /** Retrievers backed by a model report whether they can answer yet. Absent means always ready. */
+  status?(): RetrieverStatus;
+  /** Resolves when status() is no longer 'loading'. */
+  ready?(): Promise<void>;
+}
