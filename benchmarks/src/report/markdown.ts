@@ -1,0 +1,165 @@
+/**
+ * ablation.md: pure function of the study result. Per dataset: the headline
+ * table (R@5, its delta and impact label, MRR per segment, latency), what the
+ * numbers say, the full metrics per segment, and the worst queries under
+ * "all strategies" with what ranked first instead.
+ */
+import type { ConfigResult, DatasetResult, QueryFailure, StudyResult } from '../results.js';
+import { cell, metric, ms, signed, truncate } from './format.js';
+
+export function renderMarkdown(study: StudyResult, svgFile: string): string {
+  const { meta } = study;
+  const lines: string[] = [
+    `# ${study.study === 'ablation' ? 'Ablation study' : 'Ablation study on external datasets'}: which strategy matters for whom`,
+    '',
+    `Commit \`${meta.commit}\`${meta.dirty ? ' (working tree dirty)' : ''}, run ${meta.date}, on ${meta.machine.cpu} ` +
+      `(${meta.machine.cores} cores, ${meta.machine.platform}), Node ${meta.machine.node}` +
+      (meta.wallTimeMs === undefined ? '.' : `; wall time ${(meta.wallTimeMs / 1000).toFixed(1)} s.`),
+    '',
+    `Heat map: [${svgFile}](${svgFile}) (rows: configurations; columns: segments; colour: R@5 change against all strategies).`,
+    '',
+    `![R@5 delta heat map](${svgFile})`,
+    '',
+    `Deltas are against "all strategies" on the same queries. Impact labels: ${study.impactRule}. ` +
+      'A negative delta for "without X" means X helps; for "X only" it is how far X alone falls short. ' +
+      'Quality numbers are deterministic; latency (tinybench, p50/p99 per search in ms) is not.',
+    '',
+  ];
+  for (const skipped of study.skipped) lines.push(`- skipped \`${skipped.file}\`: ${skipped.reason}`);
+  if (study.skipped.length > 0) lines.push('');
+  for (const dataset of study.datasets) lines.push(...datasetSection(dataset));
+  return lines.join('\n');
+}
+
+function datasetSection(d: DatasetResult): string[] {
+  const lines: string[] = [
+    `## ${d.name}`,
+    '',
+    `\`${d.file}\`: ${d.tools} tools, ${d.queries} queries` +
+      (d.sampled ? ` (deterministic subsample of ${d.sampled.of}: ${d.sampled.method})` : '') +
+      `. Each search returns ${d.searchLimit} results. Toolset accuracy uses ` +
+      (d.toolsetLabels === 'labelled'
+        ? 'the labelled relevant toolsets.'
+        : "the relevant tools' toolsets (none labelled)."),
+    '',
+    `Embedding: **${d.embedding.status}** (${d.embedding.detail}).` +
+      (d.embedding.status === 'ready'
+        ? ''
+        : ' Configurations marked † include the embedding strategy; their numbers are those of the engine without it.'),
+    '',
+    ...headlineTable(d),
+    '',
+    '### What the numbers say',
+    '',
+    ...findings(d),
+    '',
+    ...fullMetrics(d),
+    '### Worst queries under "all strategies"',
+    '',
+    'Worst first: no relevant tool in the list, then the lowest first relevant rank.',
+    '',
+  ];
+  for (const segment of d.segments) lines.push(...worstTable(segment, d.worst[segment] ?? [], d.searchLimit));
+  return lines;
+}
+
+function rowLabel(c: ConfigResult): string {
+  return c.label + (c.embeddingUnavailable ? ' †' : '');
+}
+
+export function headlineTable(d: DatasetResult): string[] {
+  const header = ['configuration'];
+  const rule = ['---'];
+  for (const segment of d.segments) {
+    header.push(`${segment} R@5`, `${segment} ΔR@5`, `${segment} MRR`);
+    rule.push('---:', '---', '---:');
+  }
+  header.push('p50 ms', 'p99 ms');
+  rule.push('---:', '---:');
+  const lines = [`| ${header.join(' | ')} |`, `| ${rule.join(' | ')} |`];
+  for (const config of [...d.configs, ...d.baselines]) {
+    const row = [config.kind === 'baseline' ? `*${rowLabel(config)}*` : rowLabel(config)];
+    for (const segment of d.segments) {
+      const m = config.metrics[segment];
+      const delta = config.delta?.[segment];
+      row.push(metric(m?.r5), delta ? `${signed(delta.r5)} ${delta.impact}` : '', metric(m?.mrr));
+    }
+    row.push(ms(config.latency?.p50Ms), ms(config.latency?.p99Ms));
+    lines.push(`| ${row.map(cell).join(' | ')} |`);
+  }
+  return lines;
+}
+
+/** Sentences derived from the deltas: which removals cost recall per segment, and the baseline comparison. */
+export function findings(d: DatasetResult): string[] {
+  const lines: string[] = [];
+  const minus = d.configs.filter((c) => c.kind === 'minus');
+  for (const segment of d.segments) {
+    const hurt = minus
+      .map((c) => ({ c, delta: c.delta?.[segment] }))
+      .filter((x) => x.delta !== undefined && x.delta.impact !== 'low')
+      .sort((a, b) => a.delta!.r5 - b.delta!.r5 || (a.c.id < b.c.id ? -1 : 1));
+    const needed = hurt
+      .filter((x) => x.delta!.r5 < 0)
+      .map((x) => `${x.c.strategy} ${signed(x.delta!.r5)} (${x.delta!.impact})`);
+    const harmful = hurt.filter((x) => x.delta!.r5 > 0).map((x) => `${x.c.strategy} ${signed(x.delta!.r5)}`);
+    const alone = d.configs
+      .filter((c) => c.kind === 'only')
+      .map((c) => ({ c, r5: c.metrics[segment]?.r5 ?? 0 }))
+      .sort((a, b) => b.r5 - a.r5 || (a.c.id < b.c.id ? -1 : 1))[0];
+    const all = d.configs[0]?.metrics[segment];
+    let sentence = `- **${segment}**`;
+    sentence += all ? ` (R@5 ${metric(all.r5)} with all strategies): ` : ': ';
+    sentence +=
+      needed.length > 0
+        ? `removing ${needed.join(', ')} costs recall`
+        : 'no single strategy costs more than the "medium" threshold when removed';
+    if (harmful.length > 0)
+      sentence += `; removing ${harmful.join(', ')} *raises* R@5 (the strategy hurts here)`;
+    if (alone) sentence += `; the best single strategy is ${alone.c.strategy} (R@5 ${metric(alone.r5)})`;
+    const baseline = d.baselines[0]?.metrics[segment];
+    if (baseline && all)
+      sentence += `; MiniSearch gets ${metric(baseline.r5)} (${signed(baseline.r5 - all.r5)})`;
+    lines.push(`${sentence}.`);
+  }
+  return lines;
+}
+
+function fullMetrics(d: DatasetResult): string[] {
+  const lines: string[] = [];
+  for (const segment of d.segments) {
+    const queries = d.configs[0]?.metrics[segment]?.queries ?? 0;
+    lines.push(
+      `<details><summary>All metrics, ${segment} (${queries} queries)</summary>`,
+      '',
+      '| configuration | R@1 | R@3 | R@5 | R@10 | MRR | nDCG@10 | toolset acc. |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const config of [...d.configs, ...d.baselines]) {
+      const m = config.metrics[segment];
+      const values = m ? [m.r1, m.r3, m.r5, m.r10, m.mrr, m.ndcg10, m.toolsetAccuracy].map(metric) : [];
+      lines.push(`| ${[rowLabel(config), ...values].map(cell).join(' | ')} |`);
+    }
+    lines.push('', '</details>', '');
+  }
+  return lines;
+}
+
+export function worstTable(segment: string, failures: readonly QueryFailure[], limit: number): string[] {
+  const lines = [`#### ${segment}`, ''];
+  if (failures.length === 0) return [...lines, 'No queries.', ''];
+  lines.push(
+    '| id | query | relevant | first relevant rank | ranked first instead | top toolset |',
+    '| --- | --- | --- | ---: | --- | --- |',
+  );
+  for (const f of failures) {
+    const rank = f.firstRelevantRank === null ? `not in top ${limit}` : String(f.firstRelevantRank);
+    const top = f.top === null ? 'nothing' : `${f.top.name} (${f.top.toolset})`;
+    const toolset = f.topToolset === null ? '–' : `${f.topToolset} ${f.toolsetCorrect ? '✓' : '✗'}`;
+    lines.push(
+      `| ${[f.id, truncate(f.query, 90), f.relevant.join(', '), rank, top, toolset].map(cell).join(' | ')} |`,
+    );
+  }
+  lines.push('');
+  return lines;
+}

@@ -1,0 +1,197 @@
+/**
+ * `pnpm bench`: the ablation study on the labelled fixtures, then the scale
+ * and embedding benchmarks when their modules exist.
+ *
+ *   pnpm bench                         ablation + scale + embedding
+ *   pnpm bench --only ablation         one part (ablation | scale | embedding; repeatable, comma-separated)
+ *   pnpm bench --external              the ablation study on every ../shared/datasets file with queries
+ *   pnpm bench --external --max-queries 300 --datasets bfcl,metatool
+ *   pnpm bench --no-embedding          switch the semantic strategy off (configs marked †)
+ *   pnpm bench --no-latency            quality only (faster)
+ */
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { readDataset } from '@toolsearch/core-search';
+import { runAblation } from './ablation.js';
+import { runMeta } from './environment.js';
+import { IMPACT_DOC } from './impact.js';
+import { renderConsoleSummary } from './report/console.js';
+import { renderMarkdown } from './report/markdown.js';
+import { renderHeatmap } from './report/svg.js';
+import type { DatasetResult, StudyResult } from './results.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, '../..');
+const RESULTS = join(REPO, 'benchmarks/results');
+const FIXTURE_QUERIES = join(REPO, 'fixtures/queries/toolsearch-queries.json');
+const SHARED_DATASETS = join(REPO, '../shared/datasets');
+const PARTS = ['ablation', 'scale', 'embedding'] as const;
+type Part = (typeof PARTS)[number];
+
+const DEFAULT_EXTERNAL_MAX_QUERIES = 500;
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function parseCli() {
+  const { values } = parseArgs({
+    options: {
+      only: { type: 'string', multiple: true },
+      external: { type: 'boolean', default: false },
+      'max-queries': { type: 'string' },
+      datasets: { type: 'string' },
+      'no-embedding': { type: 'boolean', default: false },
+      'no-latency': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  const only = (values.only ?? []).flatMap((v) => v.split(',')).filter((v) => v !== '');
+  for (const part of only) {
+    if (!PARTS.includes(part as Part))
+      throw new Error(`bench: --only takes ${PARTS.join(' | ')}, got "${part}"`);
+  }
+  const maxQueries = values['max-queries'] === undefined ? undefined : Number(values['max-queries']);
+  if (maxQueries !== undefined && (!Number.isInteger(maxQueries) || maxQueries < 1)) {
+    throw new Error(`bench: --max-queries must be a positive integer, got "${values['max-queries']}"`);
+  }
+  return {
+    help: values.help,
+    parts: (only.length > 0 ? only : PARTS) as readonly Part[],
+    external: values.external,
+    maxQueries,
+    datasets: values.datasets?.split(',').filter((d) => d !== ''),
+    embedding: !values['no-embedding'],
+    latency: !values['no-latency'],
+  };
+}
+
+type Cli = ReturnType<typeof parseCli>;
+
+function writeStudy(study: StudyResult, base: string): void {
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, `${base}.json`), `${JSON.stringify(study, null, 2)}\n`);
+  writeFileSync(join(RESULTS, `${base}.svg`), renderHeatmap(study));
+  writeFileSync(join(RESULTS, `${base}.md`), renderMarkdown(study, `${base}.svg`));
+  console.log(renderConsoleSummary(study));
+  console.log(`\nwrote benchmarks/results/${base}.{json,md,svg}`);
+}
+
+async function fixtureAblation(cli: Cli): Promise<void> {
+  const start = performance.now();
+  const meta = runMeta(REPO);
+  if (!existsSync(FIXTURE_QUERIES)) {
+    log(`ablation: ${relative(REPO, FIXTURE_QUERIES)} does not exist yet; skipped`);
+    return;
+  }
+  const dataset = readDataset(FIXTURE_QUERIES);
+  const result = await runAblation(dataset, {
+    file: relative(REPO, FIXTURE_QUERIES),
+    ...(cli.maxQueries === undefined ? {} : { maxQueries: cli.maxQueries }),
+    embedding: cli.embedding,
+    ...(cli.latency ? {} : { latency: false as const }),
+    log,
+  });
+  meta.wallTimeMs = performance.now() - start;
+  writeStudy(
+    { study: 'ablation', meta, impactRule: IMPACT_DOC, datasets: [result], skipped: [] },
+    'ablation',
+  );
+}
+
+async function externalAblation(cli: Cli): Promise<void> {
+  const start = performance.now();
+  const meta = runMeta(REPO);
+  if (!existsSync(SHARED_DATASETS)) {
+    log('ablation --external: ../shared/datasets is not present in this checkout; nothing to run');
+    return;
+  }
+  const files = readdirSync(SHARED_DATASETS)
+    .filter((f) => f.endsWith('.json'))
+    .filter((f) => cli.datasets === undefined || cli.datasets.includes(f.replace(/\.json$/, '')))
+    .sort();
+  const datasets: DatasetResult[] = [];
+  const skipped: StudyResult['skipped'] = [];
+  for (const file of files) {
+    const path = join(SHARED_DATASETS, file);
+    const shown = `../shared/datasets/${file}`;
+    let dataset: ReturnType<typeof readDataset>;
+    try {
+      dataset = readDataset(path);
+    } catch (error) {
+      skipped.push({ file: shown, reason: `cannot be read: ${(error as Error).message}` });
+      continue;
+    }
+    if (dataset.queries.length === 0) {
+      skipped.push({ file: shown, reason: 'tools only, no queries' });
+      log(`ablation --external: ${file} has no queries; skipped`);
+      continue;
+    }
+    datasets.push(
+      await runAblation(dataset, {
+        file: shown,
+        maxQueries: cli.maxQueries ?? DEFAULT_EXTERNAL_MAX_QUERIES,
+        embedding: cli.embedding,
+        ...(cli.latency ? {} : { latency: false as const }),
+        log,
+      }),
+    );
+  }
+  meta.wallTimeMs = performance.now() - start;
+  writeStudy(
+    { study: 'ablation-external', meta, impactRule: IMPACT_DOC, datasets, skipped },
+    'ablation-external',
+  );
+}
+
+/** Runs a sibling benchmark module (owned by another engineer) when it exists. */
+async function optionalPart(part: 'scale' | 'embedding'): Promise<void> {
+  const source = join(HERE, `${part}.ts`);
+  if (!existsSync(source)) {
+    log(`${part}: benchmarks/src/${part}.ts does not exist yet; skipped`);
+    return;
+  }
+  const mod = (await import(pathToFileURL(join(HERE, `${part}.js`)).href)) as Record<string, unknown>;
+  const entry = part === 'scale' ? mod.runScaleBenchmark : (mod.runEmbeddingBenchmark ?? mod.default);
+  if (typeof entry !== 'function') {
+    log(`${part}: benchmarks/src/${part}.ts exports no runner; skipped`);
+    return;
+  }
+  await entry({});
+}
+
+async function main(): Promise<void> {
+  const cli = parseCli();
+  if (cli.help) {
+    console.log(
+      'pnpm bench [--only ablation|scale|embedding] [--external [--max-queries N] [--datasets a,b]] [--no-embedding] [--no-latency]',
+    );
+    return;
+  }
+  const start = performance.now();
+  const partTimes: Record<string, number> = {};
+  const timed = async (name: string, run: () => Promise<void>) => {
+    const t = performance.now();
+    await run();
+    partTimes[name] = Math.round(performance.now() - t);
+    log(`${name}: ${(partTimes[name]! / 1000).toFixed(1)} s`);
+  };
+  if (cli.external) {
+    await timed('ablation-external', () => externalAblation(cli));
+  } else {
+    for (const part of cli.parts) {
+      if (part === 'ablation') await timed('ablation', () => fixtureAblation(cli));
+      else await timed(part, () => optionalPart(part));
+    }
+  }
+  const wallTimeMs = Math.round(performance.now() - start);
+  console.log(`\npnpm bench wall time: ${(wallTimeMs / 1000).toFixed(1)} s (${JSON.stringify(partTimes)})`);
+}
+
+main().catch((error: unknown) => {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exitCode = 1;
+});
