@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: { conditions: ['source'] },
+  // Tests run in Vite's SSR environment, which takes its own conditions: without this a test
+  // importing '@toolsearch/core-search' by name fails to resolve (the package has no built dist).
+  ssr: { resolve: { conditions: ['source'] } },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'benchmarks/test/**/*.test.ts', 'fixtures/test/**/*.test.ts'],
     testTimeout: 60_000,
