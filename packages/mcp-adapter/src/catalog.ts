@@ -1,0 +1,146 @@
+/**
+ * The searchable set of tools behind the meta-tools: the full MCP definitions
+ * (handed back unchanged when a tool is bound) next to a core-search engine
+ * over them. Tools are grouped in toolsets, replaced a toolset at a time when
+ * an upstream re-lists its tools.
+ */
+
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type SearchResponse,
+  type ToolDefinition,
+  ToolSearch,
+  ToolSearchError,
+  type ToolsetInfo,
+} from '@toolsearch/core-search';
+
+export type EngineOptions = Omit<NonNullable<ConstructorParameters<typeof ToolSearch>[0]>, 'tools'>;
+
+export interface CatalogTool {
+  /** Name as the client sees it (`server__tool` in the gateway). */
+  name: string;
+  toolset: string;
+  /** The MCP tool definition, exactly as the client gets it in tools/list. */
+  definition: Tool;
+}
+
+/** The toolset rule of core-search: explicit toolset, else the `server` of `server__tool`, else "default". */
+export function toolsetOf(name: string, explicit?: string): string {
+  if (explicit) return explicit;
+  const cut = name.indexOf('__');
+  return cut > 0 ? name.slice(0, cut) : 'default';
+}
+
+export interface CatalogSearchOptions {
+  limit: number;
+  toolset?: string;
+}
+
+export class Catalog {
+  private readonly engine: ToolSearch;
+  private readonly tools = new Map<string, CatalogTool>();
+  private readonly log: (line: string) => void;
+
+  constructor(options: { engine?: EngineOptions; log?: (line: string) => void } = {}) {
+    this.engine = new ToolSearch(options.engine ?? {});
+    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+  }
+
+  get size(): number {
+    return this.tools.size;
+  }
+
+  get(name: string): CatalogTool | undefined {
+    return this.tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  /** Tool names of a toolset, in the order they were added. */
+  toolsOf(toolset: string): string[] {
+    return [...this.tools.values()].filter((t) => t.toolset === toolset).map((t) => t.name);
+  }
+
+  toolsets(): ToolsetInfo[] {
+    return this.engine.toolsets();
+  }
+
+  hasToolset(toolset: string): boolean {
+    return this.engine.toolsets().some((t) => t.name === toolset);
+  }
+
+  /**
+   * Replaces every tool of `toolset` by `tools`. A tool the engine rejects
+   * (e.g. a malformed upstream definition) is skipped and logged rather than
+   * taking the whole toolset down with it.
+   */
+  setToolset(toolset: string, tools: readonly Tool[]): void {
+    const old = this.toolsOf(toolset);
+    if (old.length > 0) this.engine.remove(old);
+    for (const name of old) this.tools.delete(name);
+    let entries = tools.map((definition) => ({ name: definition.name, toolset, definition }));
+    try {
+      this.engine.add(entries.map(toEngineTool));
+    } catch (err) {
+      if (!(err instanceof ToolSearchError) || err.issues.length === 0) throw err;
+      const bad = new Set(err.issues.map((i) => i.index).filter((i): i is number => i !== undefined));
+      this.log(`toolsearch-mcp: skipped ${bad.size} tool(s) of ${toolset}: ${err.message}`);
+      entries = entries.filter((_, i) => !bad.has(i));
+      this.engine.add(entries.map(toEngineTool));
+    }
+    for (const entry of entries) this.tools.set(entry.name, entry);
+  }
+
+  /** Adds tools whose toolset follows from their name (library mode). */
+  addTools(tools: readonly { definition: Tool; toolset?: string }[]): void {
+    const byToolset = new Map<string, Tool[]>();
+    for (const t of tools) {
+      const toolset = toolsetOf(t.definition.name, t.toolset);
+      byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), t.definition]);
+    }
+    for (const [toolset, defs] of byToolset) this.setToolset(toolset, [...this.existing(toolset), ...defs]);
+  }
+
+  search(query: string, options: CatalogSearchOptions): Promise<SearchResponse> {
+    return this.engine.search(query, {
+      limit: options.limit,
+      ...(options.toolset ? { toolsets: [options.toolset] } : {}),
+    });
+  }
+
+  /** Did-you-mean for an unknown tool name: the engine's best matches for the name itself. */
+  async suggestTools(name: string, limit = 3): Promise<string[]> {
+    if (name.trim() === '' || this.tools.size === 0) return [];
+    const response = await this.engine.search(name, { limit });
+    return response.results.map((r) => r.name);
+  }
+
+  /** Did-you-mean for an unknown toolset: toolsets whose tools best match the name. */
+  async suggestToolsets(name: string, limit = 3): Promise<string[]> {
+    if (name.trim() === '' || this.tools.size === 0) return [];
+    const response = await this.engine.search(name, { limit: 10 });
+    const lower = name.toLowerCase();
+    const byName = this.toolsets()
+      .map((t) => t.name)
+      .filter((t) => t.toLowerCase().includes(lower) || lower.includes(t.toLowerCase()));
+    return [...new Set([...byName, ...response.toolsets.map((t) => t.toolset)])].slice(0, limit);
+  }
+
+  private existing(toolset: string): Tool[] {
+    return this.toolsOf(toolset).map((n) => (this.tools.get(n) as CatalogTool).definition);
+  }
+}
+
+function toEngineTool(entry: CatalogTool): ToolDefinition {
+  const { definition } = entry;
+  return {
+    name: entry.name,
+    toolset: entry.toolset,
+    ...(definition.title ? { title: definition.title } : {}),
+    ...(definition.description ? { description: definition.description } : {}),
+    inputSchema: definition.inputSchema as ToolDefinition['inputSchema'],
+    ...(definition.annotations ? { annotations: definition.annotations as Record<string, unknown> } : {}),
+  };
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+/**
+ * toolsearch-mcp: the gateway. Reads an mcp.json (Claude Desktop / Cursor
+ * `mcpServers` format), connects to every server in it, and serves the
+ * meta-tools over stdio (default) or Streamable HTTP. Protocol messages are
+ * the only thing written to stdout in stdio mode; everything else goes to stderr.
+ */
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { AdapterError } from './errors.js';
+import { readGatewayConfig } from './gateway/config.js';
+import { Gateway } from './gateway/gateway.js';
+import { redactSecrets } from './gateway/redact.js';
+import { serveHttp } from './http.js';
+import { formatTokenReport, tokenReport } from './report.js';
+
+const HELP = `Usage: toolsearch-mcp --config mcp.json [options]
+
+Serves search_tools, load_toolset, unload_toolset and call_tool in front of
+every MCP server in mcp.json ("mcpServers" format of Claude Desktop / Cursor).
+
+  --config <file>        mcp.json to read (required)
+  --http                 serve Streamable HTTP instead of stdio
+  --port <n>             HTTP port (default 3000)
+  --host <h>             HTTP bind address (default 127.0.0.1; others need --token)
+  --token <t>            bearer token for HTTP (or TOOLSEARCH_TOKEN)
+  --report-tokens        print the tokens of eager vs lazy tool lists, then exit
+  --query <q>            query of the search measured by --report-tokens
+  --list-changed-window <ms>  time a client has to re-fetch tools/list (default 2000)
+  -h, --help             this help
+
+Environment: TOOLSEARCH_ALWAYS_LOADED=a__x,b (tools or toolsets always listed).
+`;
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string' },
+      http: { type: 'boolean', default: false },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      token: { type: 'string' },
+      'report-tokens': { type: 'boolean', default: false },
+      query: { type: 'string' },
+      'list-changed-window': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (!values.config)
+    throw new AdapterError('INVALID_CONFIG', '--config <mcp.json> is required (see --help)');
+  const config = await readGatewayConfig(values.config);
+  const log = (line: string) => process.stderr.write(`${redactSecrets(line, config.upstreams)}\n`);
+  const windowMs =
+    values['list-changed-window'] !== undefined
+      ? positiveInt('--list-changed-window', values['list-changed-window'])
+      : undefined;
+  const gateway = await Gateway.start({
+    config,
+    log,
+    ...(windowMs !== undefined ? { listChangedWindowMs: windowMs } : {}),
+  });
+  for (const s of gateway.status())
+    if (s.state !== 'ready')
+      log(`toolsearch-mcp: upstream ${s.name} is ${s.state}${s.error ? `: ${s.error}` : ''}`);
+
+  if (values['report-tokens']) {
+    const report = await tokenReport(gateway, config.alwaysLoaded, values.query ?? 'list the items');
+    process.stdout.write(formatTokenReport(report));
+    await gateway.close();
+    return;
+  }
+
+  let closeTransport: () => Promise<void>;
+  if (values.http) {
+    const token = values.token ?? process.env.TOOLSEARCH_TOKEN;
+    const http = await serveHttp({
+      createServer: () => gateway.createServer(),
+      ...(values.host ? { host: values.host } : {}),
+      port: values.port !== undefined ? positiveInt('--port', values.port, true) : 3000,
+      ...(token ? { token } : {}),
+      log,
+    });
+    log(`toolsearch-mcp: serving ${gateway.catalog.size} tools on ${http.url}`);
+    closeTransport = () => http.close();
+  } else {
+    const server = gateway.createServer();
+    const transport = new StdioServerTransport();
+    await server.connect(transport);
+    closeTransport = () => server.close();
+    process.stdin.once('end', () => void shutdown());
+  }
+
+  let closing = false;
+  const shutdown = async (): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    await closeTransport().catch(() => {});
+    await gateway.close().catch(() => {});
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+}
+
+function positiveInt(flag: string, value: string, allowZero = false): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < (allowZero ? 0 : 1))
+    throw new AdapterError(
+      'INVALID_CONFIG',
+      `${flag} must be a ${allowZero ? 'non-negative' : 'positive'} integer, got "${value}"`,
+    );
+  return n;
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,193 @@
+/**
+ * Streamable HTTP hosting: one MCP server (and so one isolated session state)
+ * per `Mcp-Session-Id`. Binds 127.0.0.1 by default; checks Host and Origin
+ * against the bound address so a web page cannot reach a local gateway by DNS
+ * rebinding; a bearer token is optional on loopback and required elsewhere.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { AdapterError } from './errors.js';
+
+/** What an MCP server needs to be hosted: SDK `Server` and `McpServer` both fit. */
+export interface ConnectableServer {
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HttpOptions {
+  /** Builds the server of a new session. */
+  createServer: () => ConnectableServer | Promise<ConnectableServer>;
+  /** Default 127.0.0.1. Anything not loopback requires `token`. */
+  host?: string;
+  /** Default 3000; 0 picks a free port. */
+  port?: number;
+  /** Bearer token clients must send (Authorization: Bearer <token>). */
+  token?: string;
+  /** Endpoint path. Default /mcp. */
+  path?: string;
+  /** Extra Host header names to accept (e.g. a reverse proxy's public name). */
+  allowedHosts?: string[];
+  log?: (line: string) => void;
+}
+
+export interface HttpHandle {
+  /** The endpoint URL, e.g. http://127.0.0.1:3000/mcp. */
+  readonly url: string;
+  readonly port: number;
+  /** Open sessions. */
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const loopback = isLoopback(host);
+  if (!loopback && !options.token)
+    throw new AdapterError(
+      'INVALID_CONFIG',
+      `--host ${host} is not loopback: a bearer token (--token) is required`,
+    );
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const allowedHosts = new Set([
+    ...(loopback ? LOOPBACK_NAMES : [host.includes(':') ? `[${host}]` : host]),
+    ...(options.allowedHosts ?? []),
+  ]);
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: ConnectableServer }>();
+
+  const hostAllowed = (value: string | undefined): boolean => {
+    if (!value) return false;
+    // A wildcard bind cannot know its public names; the required token protects it instead.
+    if (wildcard && !options.allowedHosts?.length) return true;
+    try {
+      return allowedHosts.has(new URL(`http://${value}`).hostname);
+    } catch {
+      return false;
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!hostAllowed(req.headers.host))
+      return reply(res, 403, `Host not allowed: ${req.headers.host ?? '(none)'}`);
+    const origin = req.headers.origin;
+    if (origin !== undefined && !originAllowed(origin, hostAllowed))
+      return reply(res, 403, `Origin not allowed: ${origin}`);
+    if (options.token && !bearerMatches(req.headers.authorization, options.token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      return reply(res, 401, 'Missing or wrong bearer token');
+    }
+    if (new URL(req.url ?? '/', 'http://x').pathname !== path)
+      return reply(res, 404, `Not found; the endpoint is ${path}`);
+
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      if (!session) return reply(res, 404, 'Session not found (expired or closed): initialize again');
+      const body = req.method === 'POST' ? await readJson(req) : undefined;
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST') return reply(res, 400, 'No Mcp-Session-Id: send an initialize request first');
+    const body = await readJson(req);
+    if (!isInitializeRequest(body))
+      return reply(res, 400, 'No Mcp-Session-Id: send an initialize request first');
+
+    const server = await options.createServer();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      server.close().catch(() => {});
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const bad = err instanceof BodyError;
+      if (!bad)
+        log(
+          `toolsearch-mcp: HTTP ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      if (!res.headersSent) reply(res, bad ? 400 : 500, bad ? err.message : 'Internal error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 3000, host, () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}${path}`,
+    port,
+    sessionCount: () => sessions.size,
+    close: async () => {
+      for (const { transport } of [...sessions.values()]) await transport.close().catch(() => {});
+      sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function originAllowed(origin: string, hostAllowed: (host: string) => boolean): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && hostAllowed(url.host);
+  } catch {
+    return false;
+  }
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  if (!match?.[1]) return false;
+  const given = Buffer.from(match[1].trim());
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: `toolsearch-mcp: ${message}` },
+      id: null,
+    }),
+  );
+}
+
+class BodyError extends Error {}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyError(`request body over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new BodyError('request body is not JSON');
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Library mode: put search_tools / load_toolset in front of a developer's own
+ * McpServer. Every tool not always-loaded is hidden with
+ * RegisteredTool.disable() and enabled again when the agent loads it; a
+ * hidden tool called by name still runs, exactly as before.
+ */
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Catalog, type EngineOptions } from '../catalog.js';
+import { AdapterError } from '../errors.js';
+import { isMetaTool, META_TOOLS, type MetaContext, type RequestExtra, runMetaTool } from '../meta-tools.js';
+import { SessionState } from '../session.js';
+import { type RawHandler, registeredTools, toolHandlers } from './sdk-internals.js';
+
+export interface WithToolSearchOptions {
+  /** Tools that stay in tools/list for the whole session. TOOLSEARCH_ALWAYS_LOADED (comma-separated) adds to it. */
+  alwaysLoaded?: string[];
+  /** Cap on loaded tools (LRU eviction beyond it). Default 40. */
+  maxBoundTools?: number;
+  /** How long a client may take to re-fetch tools/list after list_changed. Default 2000 ms. */
+  listChangedWindowMs?: number;
+  /** Toolset of a tool. Default: the `server` of a `server__tool` name, else "default". */
+  toolsetOf?: (name: string, tool: Tool) => string | undefined;
+  /** core-search options (strategies, synonyms, embedding model). */
+  engine?: EngineOptions;
+  /** Environment to read TOOLSEARCH_ALWAYS_LOADED from. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export interface ToolSearchHandle {
+  readonly catalog: Catalog;
+  readonly session: SessionState;
+  /** Indexes (and hides) tools registered on the server since withToolSearch or the last refresh. */
+  refresh(): Promise<void>;
+}
+
+export function alwaysLoadedFromEnv(env: NodeJS.ProcessEnv): string[] {
+  return (env.TOOLSEARCH_ALWAYS_LOADED ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+export async function withToolSearch(
+  server: McpServer,
+  options: WithToolSearchOptions = {},
+): Promise<ToolSearchHandle> {
+  if (server.isConnected())
+    throw new AdapterError('INVALID_CONFIG', 'withToolSearch(server): call it before server.connect()');
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const tools = registeredTools(server);
+  for (const meta of META_TOOLS)
+    if (tools[meta.name])
+      throw new AdapterError(
+        'INVALID_CONFIG',
+        `withToolSearch(server): a tool is already named "${meta.name}"`,
+      );
+  const original = toolHandlers(server);
+  const catalog = new Catalog({ ...(options.engine ? { engine: options.engine } : {}), log });
+  const session = new SessionState({
+    alwaysLoaded: [...(options.alwaysLoaded ?? []), ...alwaysLoadedFromEnv(options.env ?? process.env)],
+    ...(options.maxBoundTools !== undefined ? { maxBoundTools: options.maxBoundTools } : {}),
+    ...(options.listChangedWindowMs !== undefined
+      ? { listChangedWindowMs: options.listChangedWindowMs }
+      : {}),
+  });
+  /** Tools we hide and show; tools the developer disabled themselves are left alone. */
+  const managed = new Map<string, RegisteredTool>();
+
+  /** Makes `enabled` match the session: bound tools shown, the rest hidden. */
+  const applyBindings = (): void => {
+    for (const [name, tool] of managed) tool.enabled = session.isBound(name);
+  };
+
+  const refresh = async (): Promise<void> => {
+    const fresh = Object.entries(tools).filter(([name, tool]) => tool.enabled && !managed.has(name));
+    if (fresh.length === 0) return;
+    const freshNames = new Set(fresh.map(([name]) => name));
+    // McpServer's own tools/list renders the JSON schemas exactly as a client would see them.
+    const listed = (await original.list(
+      { method: 'tools/list', params: {} },
+      {} as RequestExtra,
+    )) as ListToolsResult;
+    const definitions = listed.tools.filter((t) => freshNames.has(t.name));
+    catalog.addTools(definitions.map((d) => ({ definition: d, toolset: options.toolsetOf?.(d.name, d) })));
+    for (const [name, tool] of fresh) managed.set(name, tool);
+    for (const name of session.alwaysLoaded)
+      if (!managed.has(name))
+        log(`toolsearch-mcp: always-loaded tool "${name}" is not registered on this server`);
+    // Same effect as RegisteredTool.disable(), but one list_changed for the batch instead of one per tool.
+    for (const [name, tool] of fresh) if (!session.isBound(name)) tool.enabled = false;
+    if (server.isConnected()) server.sendToolListChanged();
+  };
+  await refresh();
+
+  const ctx: MetaContext = {
+    backend: {
+      catalog,
+      callTool: (name, args, extra) =>
+        callHidden(
+          original.call,
+          managed.get(name),
+          { method: 'tools/call', params: { name, arguments: args } },
+          extra,
+        ),
+    },
+    session,
+    bindingsChanged: () => {
+      applyBindings();
+      server.sendToolListChanged();
+      session.listChangedSent();
+    },
+  };
+
+  server.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    session.toolsListed();
+    const listed = (await original.list(request, extra)) as ListToolsResult;
+    return { ...listed, tools: [...META_TOOLS, ...listed.tools] };
+  });
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params;
+    if (isMetaTool(name)) return runMetaTool(ctx, name, args, extra);
+    session.touch(name);
+    return callHidden(original.call, managed.get(name), request, extra);
+  });
+  return { catalog, session, refresh };
+}
+
+/**
+ * Runs McpServer's own tools/call for a tool that may be hidden. McpServer
+ * refuses disabled tools, but checks `enabled` synchronously before its first
+ * await, so enabling the tool for exactly that synchronous stretch lets the
+ * call through without it ever showing in a concurrent tools/list.
+ */
+async function callHidden(
+  call: RawHandler,
+  tool: RegisteredTool | undefined,
+  request: { method: string; params?: unknown },
+  extra: RequestExtra,
+): Promise<CallToolResult> {
+  if (!tool || tool.enabled) return (await call(request, extra)) as CallToolResult;
+  tool.enabled = true;
+  let pending: Promise<unknown>;
+  try {
+    pending = call(request, extra);
+  } finally {
+    tool.enabled = false;
+  }
+  return (await pending) as CallToolResult;
+}

@@ -1,0 +1,57 @@
+/**
+ * JSON-schema validation of tool arguments (ajv). Errors name the failing
+ * path ("arguments.path: must be string") so an agent can fix its call.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+const options = { allErrors: true, strict: false, validateFormats: false, logger: false } as const;
+const draft7 = new Ajv(options);
+const draft2020 = new Ajv2020(options);
+
+/** Compiled validators, per schema object (tool definitions are kept, not copied). */
+const cache = new WeakMap<object, ValidateFunction | null>();
+
+/**
+ * Problems of `value` against `schema`, one line each, or [] when valid. A
+ * schema ajv cannot compile is not our business to enforce: the tool itself
+ * still validates, so we let the call through.
+ */
+export function schemaProblems(schema: unknown, value: unknown, root = 'arguments'): string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  let validate = cache.get(schema);
+  if (validate === undefined) {
+    validate = compile(schema as Record<string, unknown>);
+    cache.set(schema, validate);
+  }
+  if (validate === null || validate(value)) return [];
+  return (validate.errors ?? []).map((e) => describe(e, root));
+}
+
+function compile(schema: Record<string, unknown>): ValidateFunction | null {
+  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  const ajv = dialect.includes('2020-12') || dialect.includes('2019-09') ? draft2020 : draft7;
+  try {
+    // $id would register the schema globally in ajv and clash on the next tool with the same id.
+    const { $id: _id, ...rest } = schema;
+    return ajv.compile(rest);
+  } catch {
+    return null;
+  }
+}
+
+function describe(error: ErrorObject, root: string): string {
+  const path = root + error.instancePath.split('/').slice(1).map(segment).join('');
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return `${path}.${String(params.missingProperty)}: is required`;
+  if (error.keyword === 'additionalProperties')
+    return `${path}.${String(params.additionalProperty)}: is not allowed here`;
+  if (error.keyword === 'enum') return `${path}: must be one of ${JSON.stringify(params.allowedValues)}`;
+  return `${path}: ${error.message ?? 'is invalid'}`;
+}
+
+function segment(part: string): string {
+  const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+  if (/^\d+$/.test(key)) return `[${key}]`;
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
