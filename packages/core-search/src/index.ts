@@ -1,15 +1,27 @@
 // The public API of @toolsearch/core-search. Everything a user may import is
 // exported here by name; anything not exported here is internal.
 
+export { analyze, analyzeWords } from './analysis/analyze.js';
+export { analyzeTool, toolsetOf } from './analysis/document.js';
+export { bareName, compactKey, serverPrefix, splitIdentifier } from './analysis/identifier.js';
+export { analyzeQuery, detectShape } from './analysis/query.js';
+export { summarize } from './analysis/summarize.js';
 export type { Dataset, LabelledQuery } from './dataset.js';
 export { parseDataset, readDataset, readTools } from './dataset.js';
+export { DEFAULTS } from './defaults.js';
+export type { EmbeddingOptions, Progress, ToolSearchOptions } from './engine.js';
+export { ToolSearch } from './engine.js';
 export type { ToolSearchErrorCode, ToolSearchIssue } from './errors.js';
 export { isToolSearchError, ToolSearchError } from './errors.js';
 export type { EvaluableEngine, EvaluateOptions, EvaluationResult, QueryOutcome } from './eval/evaluate.js';
 export { evaluate, percentile, selectQueries } from './eval/evaluate.js';
 export type { AggregatedMetrics, MetricSummary, QueryMetrics, ToolsetJudgement } from './eval/metrics.js';
 export { aggregateMetrics, averageMetrics, RECALL_CUTOFFS, scoreRanking } from './eval/metrics.js';
+export type { FusedHit, StrategyRanking } from './fusion.js';
+export { fuse } from './fusion.js';
 export type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from './retriever.js';
+export type { RetrieverContext, RetrieverFactory } from './retrievers/index.js';
+export { DEFAULT_RETRIEVERS } from './retrievers/index.js';
 export type {
   Degraded,
   JsonSchemaObject,

@@ -45,6 +45,11 @@ export interface RetrievalHit {
   score: number;
   /** What matched, for explain output. */
   matched?: string[];
+  /**
+   * The hit must rank above every fused result (the exact-name strategy sets it for a
+   * query that is a tool's name). Pinned hits keep their order among themselves.
+   */
+  pinned?: boolean;
 }
 
 export type RetrieverStatus = 'ready' | 'loading' | 'unavailable';

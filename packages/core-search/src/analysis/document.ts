@@ -1,0 +1,71 @@
+import { DEFAULTS } from '../defaults.js';
+import type { IndexedDoc } from '../retriever.js';
+import type { JsonSchemaObject, ToolDefinition } from '../types.js';
+import { analyze } from './analyze.js';
+import { bareName, serverPrefix, splitIdentifier } from './identifier.js';
+import { normalizeText } from './normalize.js';
+
+/** A tool's toolset: `toolset` ?? `category` ?? the `server` of `server__tool` ?? "default". */
+export function toolsetOf(tool: ToolDefinition): string {
+  if (typeof tool.toolset === 'string' && tool.toolset !== '') return tool.toolset;
+  if (typeof tool.category === 'string' && tool.category !== '') return tool.category;
+  return serverPrefix(tool.name) ?? 'default';
+}
+
+/**
+ * Property names and their descriptions, depth-first, bounded in depth and length.
+ * Parameter names say a lot ("repo", "owner", "url"); their prose says less, hence the
+ * low field weight in defaults.ts.
+ */
+export function schemaText(schema: JsonSchemaObject | undefined): string {
+  const parts: string[] = [];
+  let length = 0;
+  const max = DEFAULTS.analysis.maxSchemaChars;
+  const walk = (node: JsonSchemaObject | undefined, depth: number): void => {
+    if (!node || typeof node !== 'object' || depth > DEFAULTS.analysis.maxSchemaDepth) return;
+    const properties = node.properties;
+    if (properties && typeof properties === 'object') {
+      for (const [key, child] of Object.entries(properties)) {
+        if (length >= max) return;
+        const text = `${key} ${typeof child?.description === 'string' ? child.description : ''}`;
+        parts.push(text);
+        length += text.length + 1;
+        walk(child, depth + 1);
+      }
+    }
+    const items = node.items;
+    if (Array.isArray(items)) for (const item of items) walk(item, depth + 1);
+    else if (items && typeof items === 'object') walk(items, depth + 1);
+  };
+  walk(schema, 0);
+  return parts.join(' ').slice(0, max);
+}
+
+/** Analyse a validated tool into the document every retriever indexes. */
+export function analyzeTool(tool: ToolDefinition, id: number): IndexedDoc {
+  const toolset = toolsetOf(tool);
+  const bare = bareName(tool.name);
+  const prefix = serverPrefix(tool.name);
+  const description = normalizeText(
+    [tool.description ?? '', ...(tool.examples ?? [])].join('\n'),
+    DEFAULTS.analysis.maxTextChars,
+  );
+  const toolsetText = prefix && prefix !== toolset ? `${toolset} ${prefix}` : toolset;
+  const nameWords = splitIdentifier(bare);
+  return {
+    id,
+    name: tool.name,
+    toolset,
+    tool,
+    fields: {
+      name: analyze(bare),
+      title: analyze(tool.title ?? ''),
+      tags: analyze((tool.tags ?? []).join(' ')),
+      toolset: analyze(toolsetText),
+      description: analyze(description),
+      schema: analyze(schemaText(tool.inputSchema), DEFAULTS.analysis.maxSchemaChars),
+    },
+    nameWords,
+    embeddingText: `${nameWords.join(' ')}: ${description.slice(0, 1000)} (${splitIdentifier(toolset).join(' ')})`,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Identifier splitting: tool names mix every case style, so "browser_takeScreenshot",
+ * "get-file.contents", "server-github__create_issue" and "HTTPRequest2JSON" all have
+ * to become plain lower-case words before anything else can match them.
+ */
+
+/** Separators inside identifiers: snake, kebab, dots, slashes, `@scope`, `server__tool`. */
+const SEPARATORS = /[\s_\-./:@\\|]+/u;
+
+/**
+ * Camel-case boundaries: "takeScreenshot" -> "take Screenshot", "HTTPRequest" -> "HTTP Request",
+ * "v2Api" -> "v2 Api". Digits stay attached to the letters before them ("s3", "v2", "oauth2").
+ */
+const CAMEL_LOWER_UPPER = /(\p{Ll}|\p{N})(\p{Lu})/gu;
+const CAMEL_ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
+
+/** Split one identifier into lower-case words, in order. Empty parts are dropped. */
+export function splitIdentifier(identifier: string): string[] {
+  const words: string[] = [];
+  for (const part of identifier.split(SEPARATORS)) {
+    if (part === '') continue;
+    const spaced = part.replace(CAMEL_LOWER_UPPER, '$1 $2').replace(CAMEL_ACRONYM, '$1 $2');
+    for (const word of spaced.split(' ')) {
+      const lower = word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+      if (lower !== '') words.push(lower);
+    }
+  }
+  return words;
+}
+
+/** The part of a `server__tool` name after the last `__`; the name itself when there is none. */
+export function bareName(name: string): string {
+  const at = name.lastIndexOf('__');
+  return at >= 0 && at + 2 < name.length ? name.slice(at + 2) : name;
+}
+
+/** The `server` part of a `server__tool` name, or undefined. */
+export function serverPrefix(name: string): string | undefined {
+  const at = name.lastIndexOf('__');
+  return at > 0 ? name.slice(0, at) : undefined;
+}
+
+/**
+ * A case- and separator-insensitive key: "Server-GitHub create_issue" and
+ * "server_github__createIssue" both become "servergithubcreateissue". Exact-name
+ * matching compares these keys.
+ */
+export function compactKey(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** True when a token looks like code rather than a word: snake, kebab, dotted, camelCase. */
+export function looksLikeIdentifier(token: string): boolean {
+  return /[_.]|\p{Ll}\p{Lu}|\p{L}-\p{L}.*[_-]|__/u.test(token) || /^\p{L}+\d+\p{L}*$/u.test(token)
+    ? /\p{L}/u.test(token)
+    : false;
+}

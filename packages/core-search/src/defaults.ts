@@ -1,0 +1,130 @@
+/**
+ * Every tunable default of the engine, in one place. Values were set by measuring
+ * on the datasets in ../shared/datasets as a whole (R@5, MRR), never per query;
+ * see DESIGN.md for why the weights depend on the query's shape.
+ */
+import type { QueryShape, StrategyName } from './types.js';
+
+export const DEFAULTS = {
+  analysis: {
+    /** Longer text is truncated before analysis (descriptions, examples). */
+    maxTextChars: 4000,
+    /** Schema property names + descriptions, concatenated, are truncated to this. */
+    maxSchemaChars: 2000,
+    /** How deep nested `properties` / `items` are walked. */
+    maxSchemaDepth: 3,
+    /** Queries longer than this are truncated (a pasted document is not a query). */
+    maxQueryChars: 1000,
+    /** Shape detection: at most this many words is a keyword query, more is natural language. */
+    maxKeywordWords: 4,
+  },
+
+  /** BM25F (keyword, synonyms, category). */
+  bm25: {
+    k1: 1.2,
+    /** Length normalisation per field; names are short and equal-ish, descriptions vary a lot. */
+    b: { name: 0.3, title: 0.3, tags: 0.3, toolset: 0.3, description: 0.6, schema: 0.6 },
+    /** Name above tags and toolset, above description, above schema. */
+    fieldWeights: { name: 3, title: 2, tags: 1.5, toolset: 1.5, description: 1, schema: 0.3 },
+  },
+
+  synonyms: {
+    /** An expanded term counts this much of an original query term. */
+    expansionWeight: 0.4,
+  },
+
+  fuzzy: {
+    /** Words shorter than this are never fuzzy-matched (too many neighbours). */
+    minWordLength: 4,
+    /** Allowed edit distance by word length: < 8 chars -> 1, longer -> 2. */
+    longWordLength: 8,
+  },
+
+  prefix: {
+    /** Query words shorter than this are not expanded as prefixes. */
+    minPrefixLength: 3,
+    /** At most this many vocabulary completions per query word (shortest first). */
+    maxExpansions: 30,
+  },
+
+  ngram: {
+    /** Character n-gram size over tool names. */
+    n: 3,
+  },
+
+  category: {
+    /** Toolsets whose score is below this share of the best toolset's are ignored. */
+    minRelativeScore: 0.5,
+    /** At most this many toolsets are boosted per query. */
+    maxToolsets: 3,
+    /** Words that appear in many server names and say nothing about the toolset. */
+    genericWords: ['mcp', 'server', 'servers', 'tool', 'tools', 'modelcontextprotocol', 'api', 'default'],
+  },
+
+  fusion: {
+    /** Reciprocal-rank-fusion constant k. */
+    rrfK: 60,
+    /** How deep each strategy's ranking goes into fusion. */
+    depth: 100,
+    /** How many fused candidates count as evidence for toolset suggestions. */
+    toolsetEvidenceDepth: 30,
+    /** How many toolset suggestions a response carries. */
+    maxToolsetSuggestions: 5,
+  },
+
+  search: {
+    limit: 10,
+    maxLimit: 1000,
+  },
+
+  /**
+   * RRF weight of each strategy by query shape. Typo, prefix and n-gram matching
+   * are the best signal on bare identifiers and mostly noise on long sentences, so
+   * they fade out as the query becomes natural language. 0 = the strategy does not run.
+   */
+  shapeWeights: {
+    identifier: {
+      keyword: 1,
+      tfidf: 0.5,
+      synonyms: 0.3,
+      fuzzy: 1,
+      prefix: 0.6,
+      ngram: 1,
+      category: 0.3,
+      exact: 2,
+      embedding: 0.5,
+    },
+    keywords: {
+      keyword: 1,
+      tfidf: 0.6,
+      synonyms: 0.6,
+      fuzzy: 0.5,
+      prefix: 0.3,
+      ngram: 0.3,
+      category: 0.3,
+      exact: 2,
+      embedding: 1,
+    },
+    natural: {
+      keyword: 1,
+      tfidf: 0.6,
+      synonyms: 0.5,
+      fuzzy: 0.15,
+      prefix: 0,
+      ngram: 0,
+      category: 0.2,
+      exact: 2,
+      embedding: 1,
+    },
+  } satisfies Record<QueryShape, Record<StrategyName, number>>,
+} as const;
+
+export type FieldName = keyof typeof DEFAULTS.bm25.fieldWeights;
+export const FIELD_NAMES: readonly FieldName[] = [
+  'name',
+  'title',
+  'tags',
+  'toolset',
+  'description',
+  'schema',
+];

@@ -1,0 +1,348 @@
+import { analyzeTool } from './analysis/document.js';
+import { bareName } from './analysis/identifier.js';
+import { analyzeQuery } from './analysis/query.js';
+import { summarize } from './analysis/summarize.js';
+import { Corpus } from './corpus.js';
+import { DEFAULTS } from './defaults.js';
+import { ToolSearchError } from './errors.js';
+import { fuse, type StrategyRanking } from './fusion.js';
+import {
+  integerInRange,
+  positiveNumber,
+  strategyList,
+  stringList,
+  synonymOption,
+  weightMap,
+} from './options.js';
+import type { IndexedDoc, Retriever } from './retriever.js';
+import type { EmbeddingOptions, RetrieverContext, RetrieverFactory } from './retrievers/context.js';
+import { DEFAULT_RETRIEVERS } from './retrievers/index.js';
+import { buildSynonymMap, expandTerms } from './retrievers/synonym-map.js';
+import { deserializeIndex, type SerializedDoc, serializeIndex } from './serialize.js';
+import type {
+  Degraded,
+  SearchExplanation,
+  SearchOptions,
+  SearchResponse,
+  SearchResult,
+  StrategyName,
+  ToolDefinition,
+  ToolsetInfo,
+  ToolsetSuggestion,
+} from './types.js';
+import { validateTools } from './validate.js';
+
+export type { EmbeddingOptions };
+
+export interface Progress {
+  phase: string;
+  done: number;
+  total: number;
+}
+
+export interface ToolSearchOptions {
+  /** Indexed at construction, exactly like add(). */
+  tools?: ToolDefinition[];
+  /** Strategies switched off engine-wide (ablation). */
+  disable?: StrategyName[];
+  /** RRF weight per strategy; multiplies the shape weights of defaults.ts. 0 switches it off. */
+  weights?: Partial<Record<StrategyName, number>>;
+  /** RRF constant; default 60. */
+  rrfK?: number;
+  /** Extends the built-in synonym map: word or phrase -> equivalent words or phrases. */
+  synonyms?: Record<string, string[]>;
+  /** Semantic strategy options; false switches it off. */
+  embedding?: EmbeddingOptions | false;
+  onProgress?: (progress: Progress) => void;
+  /** Advanced: the retriever factories to build the engine from (default DEFAULT_RETRIEVERS). */
+  retrievers?: readonly RetrieverFactory[];
+}
+
+/**
+ * The search engine: validates and analyses tools once, keeps them in every strategy's
+ * index incrementally, and answers a query by running the strategies that fit its
+ * shape and fusing their rankings (fusion.ts). All retrieval logic lives in
+ * src/retrievers; this class only orchestrates.
+ */
+export class ToolSearch {
+  private readonly docs = new Map<number, IndexedDoc>();
+  private readonly idByName = new Map<string, number>();
+  private nextId = 0;
+  private readonly corpus = new Corpus();
+  private readonly retrievers: Retriever[];
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly disabled: ReadonlySet<StrategyName>;
+  private readonly weights: Partial<Record<StrategyName, number>>;
+  private readonly rrfK: number;
+  private readonly synonymOption: Record<string, string[]>;
+  private readonly synonyms: ReturnType<typeof buildSynonymMap>;
+  private readonly onProgress: ((progress: Progress) => void) | undefined;
+
+  constructor(options: ToolSearchOptions = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new ToolSearchError('INVALID_OPTION', 'toolsearch: options must be an object');
+    }
+    this.disabled = new Set(strategyList(options.disable, 'disable'));
+    this.weights = { ...weightMap(options.weights) };
+    this.rrfK = positiveNumber(options.rrfK, 'rrfK', DEFAULTS.fusion.rrfK);
+    this.synonymOption = synonymOption(options.synonyms);
+    this.synonyms = buildSynonymMap(this.synonymOption);
+    this.onProgress = options.onProgress;
+    const context: RetrieverContext = {
+      corpus: this.corpus,
+      docs: this.docs,
+      synonyms: this.synonyms,
+      embedding: options.embedding,
+    };
+    this.retrievers = (options.retrievers ?? DEFAULT_RETRIEVERS)
+      .map((create) => create(context))
+      .filter((retriever): retriever is Retriever => retriever !== undefined);
+    if (options.tools !== undefined) this.add(options.tools);
+  }
+
+  get size(): number {
+    return this.docs.size;
+  }
+
+  has(name: string): boolean {
+    return this.idByName.has(name);
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    const id = this.idByName.get(name);
+    return id === undefined ? undefined : this.docs.get(id)?.tool;
+  }
+
+  /** Index tools. Atomic: on INVALID_TOOL / DUPLICATE_TOOL nothing is added. */
+  add(tools: ToolDefinition[]): void {
+    const valid = validateTools(tools, (name) => this.idByName.has(name));
+    const docs: IndexedDoc[] = [];
+    valid.forEach((tool, i) => {
+      docs.push(analyzeTool(tool, this.nextId + i));
+      if ((i + 1) % 1000 === 0) this.progress('analyze', i + 1, valid.length);
+    });
+    this.progress('analyze', valid.length, valid.length);
+    this.insert(docs);
+  }
+
+  /** Forget tools by name. Throws UNKNOWN_TOOL (and removes nothing) if any name is not indexed. */
+  remove(names: string[]): void {
+    const unknown = stringList(names, 'names')?.filter((name) => !this.idByName.has(name)) ?? [];
+    if (unknown.length > 0) {
+      throw new ToolSearchError(
+        'UNKNOWN_TOOL',
+        `toolsearch: cannot remove unknown tool(s): ${unknown.map((n) => JSON.stringify(n)).join(', ')}`,
+        unknown.map((name) => ({ name, field: 'name', message: 'not indexed' })),
+      );
+    }
+    const docs = [...new Set(names)].map((name) => this.docs.get(this.idByName.get(name)!)!);
+    const ids = docs.map((doc) => doc.id);
+    for (const retriever of this.retrievers) retriever.remove(ids);
+    this.corpus.remove(docs);
+    for (const doc of docs) {
+      this.docs.delete(doc.id);
+      this.idByName.delete(doc.name);
+    }
+  }
+
+  /** Toolsets with their tool counts, by name. */
+  toolsets(): ToolsetInfo[] {
+    const byToolset = new Map<string, IndexedDoc[]>();
+    for (const doc of this.docs.values()) {
+      const list = byToolset.get(doc.toolset);
+      if (list) list.push(doc);
+      else byToolset.set(doc.toolset, [doc]);
+    }
+    return [...byToolset]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, docs]) => ({ name, toolCount: docs.length, description: describeToolset(docs) }));
+  }
+
+  /** Resolves once every retriever has finished loading (embedding model, vectors). */
+  async ready(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    await Promise.allSettled(this.retrievers.map((retriever) => retriever.ready?.()));
+  }
+
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+    if (typeof query !== 'string') {
+      throw new ToolSearchError('INVALID_QUERY', `toolsearch: query must be a string, got ${typeof query}`);
+    }
+    if (query.trim() === '') throw new ToolSearchError('EMPTY_QUERY', 'toolsearch: query is empty');
+    if (options === null || typeof options !== 'object') {
+      throw new ToolSearchError('INVALID_OPTION', 'toolsearch: search options must be an object');
+    }
+    const limit = integerInRange(options.limit, 'limit', DEFAULTS.search.limit, DEFAULTS.search.maxLimit);
+    const toolsetFilter = stringList(options.toolsets, 'toolsets');
+    const only =
+      options.strategies === undefined ? undefined : new Set(strategyList(options.strategies, 'strategies'));
+    const off = new Set(strategyList(options.disable, 'disable'));
+
+    const analyzed = analyzeQuery(query);
+    const shapeWeights = DEFAULTS.shapeWeights[analyzed.shape];
+    const allowed = toolsetFilter ? new Set(toolsetFilter) : undefined;
+    const accept = allowed ? (id: number) => allowed.has(this.docs.get(id)?.toolset ?? '') : undefined;
+    const depth = Math.max(DEFAULTS.fusion.depth, limit);
+
+    let degraded: Degraded | undefined;
+    const running: { retriever: Retriever; weight: number }[] = [];
+    for (const retriever of this.retrievers) {
+      const name = retriever.name;
+      if (this.disabled.has(name) || off.has(name) || (only && !only.has(name))) continue;
+      const weight = shapeWeights[name] * (this.weights[name] ?? 1);
+      if (weight <= 0) continue;
+      const status = retriever.status?.() ?? 'ready';
+      if (status !== 'ready') {
+        if (name === 'embedding')
+          degraded = status === 'loading' ? 'embedding-loading' : 'embedding-unavailable';
+        continue;
+      }
+      running.push({ retriever, weight });
+    }
+
+    const settled = await Promise.allSettled(
+      running.map(({ retriever }) =>
+        Promise.resolve().then(() => retriever.retrieve(analyzed, depth, accept)),
+      ),
+    );
+    const rankings: StrategyRanking[] = [];
+    const ran: StrategyName[] = [];
+    settled.forEach((outcome, i) => {
+      const { retriever, weight } = running[i]!;
+      if (outcome.status === 'fulfilled') {
+        rankings.push({
+          strategy: retriever.name,
+          weight,
+          hits: outcome.value.filter((hit) => this.docs.has(hit.id)),
+        });
+        ran.push(retriever.name);
+      } else if (retriever.name === 'embedding') {
+        degraded = 'embedding-unavailable'; // a failing model degrades search, it never breaks it
+      } else {
+        throw outcome.reason;
+      }
+    });
+
+    const fused = fuse(rankings, this.rrfK);
+    const results: SearchResult[] = fused.slice(0, limit).map((hit) => {
+      const doc = this.docs.get(hit.id)!;
+      return {
+        name: doc.name,
+        toolset: doc.toolset,
+        score: hit.score,
+        summary: summarize(doc.tool.description) || summarize(doc.tool.title) || doc.nameWords.join(' '),
+        matchedBy: hit.matchedBy,
+        tool: doc.tool,
+      };
+    });
+    const response: SearchResponse = {
+      query,
+      results,
+      toolsets: this.suggestToolsets(fused),
+      strategies: ran,
+    };
+    if (degraded) response.degraded = degraded;
+    if (options.explain) response.explain = this.explain(analyzed, rankings);
+    return response;
+  }
+
+  toJSON(): object {
+    return serializeIndex({
+      docs: [...this.docs.values()],
+      options: {
+        disable: [...this.disabled],
+        weights: this.weights,
+        rrfK: this.rrfK,
+        synonyms: this.synonymOption,
+      },
+    });
+  }
+
+  /** Rebuild an engine from toJSON() output without re-analysing the tools. Throws INVALID_INDEX. */
+  static load(json: unknown, options: Omit<ToolSearchOptions, 'tools'> = {}): ToolSearch {
+    const index = deserializeIndex(json);
+    const engine = new ToolSearch({ ...index.options, ...options, tools: undefined });
+    if (index.docs) engine.insertSerialized(index.docs);
+    else engine.add(index.tools); // written by another analyser version: re-analyse
+    return engine;
+  }
+
+  private insertSerialized(docs: readonly SerializedDoc[]): void {
+    const names = new Set<string>();
+    for (const [i, doc] of docs.entries()) {
+      if (names.has(doc.tool.name)) {
+        throw new ToolSearchError(
+          'INVALID_INDEX',
+          `toolsearch: index holds tool "${doc.tool.name}" twice (doc ${i})`,
+        );
+      }
+      names.add(doc.tool.name);
+    }
+    this.insert(docs.map((doc, i) => ({ ...doc, id: this.nextId + i, name: doc.tool.name })));
+  }
+
+  private insert(docs: readonly IndexedDoc[]): void {
+    if (docs.length === 0) return;
+    this.nextId += docs.length;
+    for (const doc of docs) {
+      this.docs.set(doc.id, doc);
+      this.idByName.set(doc.name, doc.id);
+    }
+    this.corpus.add(docs);
+    this.retrievers.forEach((retriever, i) => {
+      const done = retriever.add(docs);
+      if (done instanceof Promise) {
+        const tracked = done.catch(() => undefined).finally(() => this.pending.delete(tracked));
+        this.pending.add(tracked);
+      }
+      this.progress('index', i + 1, this.retrievers.length);
+    });
+  }
+
+  private progress(phase: string, done: number, total: number): void {
+    this.onProgress?.({ phase, done, total });
+  }
+
+  private suggestToolsets(fused: ReturnType<typeof fuse>): ToolsetSuggestion[] {
+    const evidence = new Map<string, { score: number; hits: number }>();
+    for (const hit of fused.slice(0, DEFAULTS.fusion.toolsetEvidenceDepth)) {
+      const toolset = this.docs.get(hit.id)!.toolset;
+      const entry = evidence.get(toolset) ?? { score: 0, hits: 0 };
+      entry.score += hit.score;
+      entry.hits += 1;
+      evidence.set(toolset, entry);
+    }
+    const counts = new Map<string, number>();
+    for (const doc of this.docs.values()) counts.set(doc.toolset, (counts.get(doc.toolset) ?? 0) + 1);
+    return [...evidence]
+      .sort(([a, x], [b, y]) => y.score - x.score || (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, DEFAULTS.fusion.maxToolsetSuggestions)
+      .map(([toolset, { score, hits }]) => ({ toolset, score, hits, toolCount: counts.get(toolset) ?? 0 }));
+  }
+
+  private explain(analyzed: ReturnType<typeof analyzeQuery>, rankings: StrategyRanking[]): SearchExplanation {
+    const perStrategy: SearchExplanation['perStrategy'] = {};
+    for (const { strategy, hits } of rankings) {
+      perStrategy[strategy] = fuse([{ strategy, weight: 1, hits }], this.rrfK)
+        .slice(0, 20)
+        .map((hit) => ({
+          name: this.docs.get(hit.id)!.name,
+          score: hit.matchedBy[0]!.score ?? 0,
+          rank: hit.matchedBy[0]!.rank,
+        }));
+    }
+    return {
+      analysis: {
+        shape: analyzed.shape,
+        terms: [...analyzed.terms],
+        expansions: expandTerms(analyzed.terms, this.synonyms),
+      },
+      perStrategy,
+    };
+  }
+}
+
+function describeToolset(docs: readonly IndexedDoc[]): string {
+  const names = docs.map((doc) => bareName(doc.name)).join(', ');
+  return summarize(`${docs.length} tool${docs.length === 1 ? '' : 's'}: ${names}`);
+}

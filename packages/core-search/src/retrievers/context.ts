@@ -1,0 +1,24 @@
+import type { Corpus } from '../corpus.js';
+import type { IndexedDoc, Retriever } from '../retriever.js';
+import type { SynonymMap } from './synonym-map.js';
+
+/**
+ * What the engine hands every retriever factory: the shared corpus index (maintained by
+ * the engine before retrievers' add() runs), the documents by id and the synonym map.
+ */
+export interface RetrieverContext {
+  readonly corpus: Corpus;
+  readonly docs: ReadonlyMap<number, IndexedDoc>;
+  readonly synonyms: SynonymMap;
+  /** The engine's `embedding` option, for the embedding retriever's factory. */
+  readonly embedding: EmbeddingOptions | false | undefined;
+}
+
+/** Options of the embedding strategy; declared loosely until src/embedding/ defines them. */
+export type EmbeddingOptions = Record<string, unknown>;
+
+/**
+ * Creates one retriever for an engine; injected at construction (see engine.ts).
+ * Returning undefined leaves the strategy out (e.g. embedding: false).
+ */
+export type RetrieverFactory = (context: RetrieverContext) => Retriever | undefined;

@@ -1,0 +1,73 @@
+import { distance } from 'fastest-levenshtein';
+import { bareName, compactKey, serverPrefix } from '../analysis/identifier.js';
+import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever } from '../retriever.js';
+
+/** Keys a query can be equal to: full name, bare name, "server tool", "toolset tool", any case style. */
+function nameKeys(doc: IndexedDoc): string[] {
+  const bare = bareName(doc.name);
+  const keys = new Set([compactKey(doc.name), compactKey(bare), compactKey(`${doc.toolset} ${bare}`)]);
+  const prefix = serverPrefix(doc.name);
+  if (prefix) keys.add(compactKey(`${prefix} ${bare}`));
+  if (typeof doc.tool.title === 'string') keys.add(compactKey(doc.tool.title));
+  keys.delete('');
+  return [...keys];
+}
+
+/** Typo tolerance applies only to keys at least this long: short names have too many neighbours. */
+const MIN_TYPO_KEY_LENGTH = 8;
+
+/**
+ * `exact`: a query that IS a tool's name (any case style, with or without its server
+ * prefix, or "server tool") returns that tool pinned, so the engine ranks it first
+ * whatever the other strategies say. Every tool sharing the name is pinned. A query one
+ * edit away from exactly one tool name (an identifier-shaped typo) is a strong but
+ * unpinned hit: close is not the same as equal.
+ */
+export function createExactRetriever(): Retriever {
+  const byKey = new Map<string, Set<number>>();
+  const keysOf = new Map<number, string[]>();
+  return {
+    name: 'exact',
+    add(docs) {
+      for (const doc of docs) {
+        const keys = nameKeys(doc);
+        keysOf.set(doc.id, keys);
+        for (const key of keys) {
+          const ids = byKey.get(key) ?? new Set<number>();
+          ids.add(doc.id);
+          byKey.set(key, ids);
+        }
+      }
+    },
+    remove(ids) {
+      for (const id of ids) {
+        for (const key of keysOf.get(id) ?? []) {
+          const set = byKey.get(key);
+          set?.delete(id);
+          if (set?.size === 0) byKey.delete(key);
+        }
+        keysOf.delete(id);
+      }
+    },
+    retrieve(query: AnalyzedQuery, limit, accept) {
+      const key = compactKey(query.normalized);
+      const exact = byKey.get(key);
+      if (exact) {
+        return [...exact]
+          .filter((id) => !accept || accept(id))
+          .sort((a, b) => a - b)
+          .slice(0, limit)
+          .map((id): RetrievalHit => ({ id, score: 1, pinned: true, matched: [key] }));
+      }
+      if (query.shape !== 'identifier' || key.length < MIN_TYPO_KEY_LENGTH) return [];
+      const near: string[] = [];
+      for (const candidate of byKey.keys()) {
+        if (Math.abs(candidate.length - key.length) <= 1 && distance(candidate, key) === 1)
+          near.push(candidate);
+      }
+      if (near.length !== 1) return []; // ambiguous: leave it to fuzzy matching
+      const ids = [...byKey.get(near[0]!)!].filter((id) => !accept || accept(id)).sort((a, b) => a - b);
+      return ids.slice(0, limit).map((id) => ({ id, score: 0.5, matched: near }));
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { uniqueTerms } from '../corpus.js';
+import { DEFAULTS } from '../defaults.js';
+import type { AnalyzedQuery, Retriever } from '../retriever.js';
+import type { RetrieverContext } from './context.js';
+import { expandTerms } from './synonym-map.js';
+import { topK } from './top-k.js';
+
+/**
+ * `synonyms`: BM25F over the query's terms plus their synonyms, the synonyms weighted
+ * down (DEFAULTS.synonyms.expansionWeight) so a tool using the user's own words still
+ * wins. No expansion, no opinion: it would only repeat the keyword ranking.
+ */
+export function createSynonymsRetriever({ corpus, synonyms }: RetrieverContext): Retriever {
+  return {
+    name: 'synonyms',
+    add() {},
+    remove() {},
+    retrieve(query: AnalyzedQuery, limit, accept) {
+      const expansions = expandTerms(query.terms, synonyms);
+      if (expansions.length === 0) return [];
+      const weight = DEFAULTS.synonyms.expansionWeight;
+      const terms = uniqueTerms([
+        ...query.terms.map((term) => ({ term, weight: 1 })),
+        ...expansions.map((term) => ({ term, weight })),
+      ]);
+      const hits = topK(corpus.bm25f(terms, accept), limit);
+      for (const hit of hits) hit.matched = expansions;
+      return hits;
+    },
+  };
+}
