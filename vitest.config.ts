@@ -6,6 +6,9 @@ export default defineConfig({
   // importing '@toolsearch/core-search' by name fails to resolve (the package has no built dist).
   ssr: { resolve: { conditions: ['source'] } },
   test: {
+    // The 'source' condition above also reaches dependencies: eventsource-parser (used by the MCP SDK's
+    // HTTP client) exports 'source' -> src/*.ts, which Node cannot load. Inlining lets Vite transform it.
+    server: { deps: { inline: [/@modelcontextprotocol[\\/]sdk/, /eventsource-parser/] } },
     include: ['packages/*/test/**/*.test.ts', 'benchmarks/test/**/*.test.ts', 'fixtures/test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
