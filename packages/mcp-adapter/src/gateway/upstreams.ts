@@ -254,7 +254,7 @@ export class UpstreamManager {
       if (u.generation !== generation || this.closed) return;
       // Let the last stderr lines of a process that died on startup arrive first.
       await new Promise((resolve) => setTimeout(resolve, 20));
-      this.markDown(u, 'failed', `failed to start: ${(err as Error).message}${this.stderrHint(u)}`);
+      this.markDown(u, 'failed', `failed to start: ${startFailure(err)}${this.stderrHint(u)}`);
     } finally {
       clearTimeout(timer);
     }
@@ -513,4 +513,15 @@ export class UpstreamManager {
   private log(line: string): void {
     this.writeLog(this.redact(line));
   }
+}
+
+/** Says why a start failed in the words of the failure, not of the SDK's plumbing. */
+function startFailure(err: unknown): string {
+  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed)
+    return 'the process exited during startup';
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'EACCES') return `cannot run the command (${code})`;
+  // fetch() hides the network reason (ECONNREFUSED, ENOTFOUND) in `cause`.
+  const cause = ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+  return cause ? `${(err as Error).message} (${cause})` : (err as Error).message;
 }
