@@ -1,0 +1,111 @@
+/**
+ * On-disk cache of document vectors: one file per embedder id, mapping the
+ * sha256 of each embedded text to its vector, so re-indexing unchanged tools
+ * runs no inference. Writes go to a temp file renamed into place (atomic on one
+ * file system): a crash or a concurrent writer never leaves a torn file. A file
+ * that cannot be read is treated as empty, never as an error.
+ *
+ * Layout: "TSEMB001" | uint32 dims | uint32 count | count x (16-byte hash | dims float32), little-endian.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+const MAGIC = 'TSEMB001';
+const HASH_BYTES = 16;
+const HEADER_BYTES = 16;
+/** Beyond this many vectors, entries not used by the current index are dropped. */
+const MAX_ENTRIES = 200_000;
+
+/** $XDG_CACHE_HOME/toolsearch, else ~/.cache/toolsearch. */
+export function defaultCacheDir(env: Record<string, string | undefined> = process.env): string {
+  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'toolsearch');
+}
+
+/** The cache key of one text: hex of the first 16 bytes of its sha256. */
+export function textKey(text: string): string {
+  return createHash('sha256')
+    .update(text)
+    .digest('hex')
+    .slice(0, HASH_BYTES * 2);
+}
+
+export class EmbeddingDiskCache {
+  readonly file: string;
+  private entries?: Map<string, Float32Array>;
+
+  constructor(dir: string, embedderId: string) {
+    const name = createHash('sha256').update(embedderId).digest('hex').slice(0, 24);
+    this.file = join(dir, 'embeddings', `${name}.bin`);
+  }
+
+  /** Every cached vector, read once. */
+  async load(): Promise<Map<string, Float32Array>> {
+    if (!this.entries) this.entries = await this.read();
+    return this.entries;
+  }
+
+  /** Adds vectors and rewrites the file, keeping `inUse` keys first when over the size cap. */
+  async save(added: Map<string, Float32Array>, inUse: ReadonlySet<string>): Promise<void> {
+    const entries = await this.load();
+    for (const [key, vector] of added) entries.set(key, vector);
+    if (entries.size > MAX_ENTRIES) {
+      for (const key of [...entries.keys()]) {
+        if (entries.size <= MAX_ENTRIES) break;
+        if (!inUse.has(key)) entries.delete(key);
+      }
+    }
+    await this.write(entries);
+  }
+
+  private async read(): Promise<Map<string, Float32Array>> {
+    const entries = new Map<string, Float32Array>();
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(this.file);
+    } catch {
+      return entries;
+    }
+    if (bytes.length < HEADER_BYTES || bytes.toString('latin1', 0, 8) !== MAGIC) return entries;
+    const dims = bytes.readUInt32LE(8);
+    const count = bytes.readUInt32LE(12);
+    const stride = HASH_BYTES + dims * 4;
+    if (dims === 0 || bytes.length !== HEADER_BYTES + count * stride) return entries;
+    for (let i = 0; i < count; i++) {
+      const offset = HEADER_BYTES + i * stride;
+      const key = bytes.toString('hex', offset, offset + HASH_BYTES);
+      const vector = new Float32Array(dims);
+      new Uint8Array(vector.buffer).set(bytes.subarray(offset + HASH_BYTES, offset + stride));
+      entries.set(key, vector);
+    }
+    return entries;
+  }
+
+  private async write(entries: Map<string, Float32Array>): Promise<void> {
+    const first = entries.values().next();
+    if (first.done) return;
+    const dims = first.value.length;
+    const stride = HASH_BYTES + dims * 4;
+    const rows = [...entries].filter(([, vector]) => vector.length === dims);
+    const bytes = Buffer.alloc(HEADER_BYTES + rows.length * stride);
+    bytes.write(MAGIC, 0, 'latin1');
+    bytes.writeUInt32LE(dims, 8);
+    bytes.writeUInt32LE(rows.length, 12);
+    rows.forEach(([key, vector], i) => {
+      const offset = HEADER_BYTES + i * stride;
+      bytes.write(key, offset, HASH_BYTES, 'hex');
+      bytes.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), offset + HASH_BYTES);
+    });
+    await mkdir(join(this.file, '..'), { recursive: true });
+    const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(temp, bytes);
+      await rename(temp, this.file);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,10 @@
+// The embedding strategy: public factory, options and the Embedder plug-in interface.
+
+export { defaultCacheDir } from './disk-cache.js';
+export type { ModelSource } from './model-source.js';
+export { DEFAULT_MODEL_NAME, DEFAULT_MODEL_PATH, resolveModelSource } from './model-source.js';
+export { createEmbeddingRetriever, EmbeddingRetriever } from './retriever.js';
+export { embeddingInput } from './text.js';
+export type { TransformersEmbedderOptions } from './transformers-embedder.js';
+export { TransformersEmbedder } from './transformers-embedder.js';
+export type { Embedder, EmbeddingOptions, EmbeddingProgress, EmbedKind } from './types.js';

@@ -1,0 +1,189 @@
+/**
+ * The `embedding` strategy: cosine similarity between the query vector and each
+ * tool's vector. Startup never blocks on the model: documents are embedded in
+ * the background (from the disk cache when their text is unchanged), and until
+ * that is done status() says 'loading' and retrieve() has no opinion. A model
+ * that cannot be used gives one warning and status 'unavailable', never a throw.
+ */
+import { join } from 'node:path';
+import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from '../retriever.js';
+import { defaultCacheDir, EmbeddingDiskCache, textKey } from './disk-cache.js';
+import { LruCache } from './lru.js';
+import { resolveModelSource } from './model-source.js';
+import { embeddingInput } from './text.js';
+import { TransformersEmbedder } from './transformers-embedder.js';
+import type { Embedder, EmbeddingOptions } from './types.js';
+import { VectorStore } from './vector-store.js';
+
+/** Below this many documents an add is quick enough not to report progress. */
+const PROGRESS_THRESHOLD = 1000;
+const QUERY_CACHE_SIZE = 512;
+
+export class EmbeddingRetriever implements Retriever {
+  readonly name = 'embedding' as const;
+  readonly embedder: Embedder;
+  private readonly store = new VectorStore();
+  private readonly queryVectors = new LruCache<string, Float32Array>(QUERY_CACHE_SIZE);
+  private readonly diskCache?: EmbeddingDiskCache;
+  private readonly batchSize: number;
+  /** Background work (model load, then each add in order). Never rejects. */
+  private work: Promise<void>;
+  private pendingAdds = 0;
+  private loaded = false;
+  private failed = false;
+  /** Ids removed while their add was still pending. */
+  private readonly removedPending = new Set<number>();
+
+  constructor(private readonly options: EmbeddingOptions = {}) {
+    this.batchSize = Math.max(1, options.batchSize ?? 64);
+    const cacheDir = options.cacheDir === undefined ? defaultCacheDir(options.env) : options.cacheDir;
+    this.embedder =
+      options.embedder ??
+      new TransformersEmbedder({
+        source: resolveModelSource(options),
+        dtype: options.dtype ?? 'q8',
+        queryPrefix: options.queryPrefix ?? '',
+        documentPrefix: options.documentPrefix ?? '',
+        modelCacheDir: cacheDir ? join(cacheDir, 'models') : undefined,
+        allowRemoteModels: options.allowRemoteModels ?? true,
+        batchSize: this.batchSize,
+      });
+    if (cacheDir) this.diskCache = new EmbeddingDiskCache(cacheDir, this.embedder.id);
+    this.work = Promise.resolve(this.embedder.load?.())
+      .then(() => {
+        this.loaded = true;
+      })
+      .catch((error: unknown) => this.fail(error));
+  }
+
+  status(): RetrieverStatus {
+    if (this.failed) return 'unavailable';
+    return this.loaded && this.pendingAdds === 0 ? 'ready' : 'loading';
+  }
+
+  async ready(): Promise<void> {
+    while (this.status() === 'loading') await this.work;
+  }
+
+  /** Queues the documents for embedding; returns at once (see ready()). */
+  add(docs: readonly IndexedDoc[]): void {
+    if (this.failed || docs.length === 0) return;
+    this.pendingAdds++;
+    this.work = this.work
+      .then(() => (this.failed ? undefined : this.embedDocuments(docs)))
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => {
+        this.pendingAdds--;
+        if (this.pendingAdds === 0) this.removedPending.clear();
+      });
+  }
+
+  remove(ids: readonly number[]): void {
+    for (const id of ids) if (!this.store.has(id) && this.pendingAdds > 0) this.removedPending.add(id);
+    this.store.remove(ids);
+  }
+
+  async retrieve(
+    query: AnalyzedQuery,
+    limit: number,
+    accept?: (id: number) => boolean,
+  ): Promise<RetrievalHit[]> {
+    if (this.status() !== 'ready' || this.store.size === 0) return [];
+    const text = embeddingInput(query.raw);
+    if (!text) return [];
+    let vector = this.queryVectors.get(text);
+    if (!vector) {
+      try {
+        [vector] = await this.embedder.embed([text], 'query');
+      } catch (error) {
+        this.fail(error);
+        return [];
+      }
+      if (!vector) return [];
+      this.queryVectors.set(text, vector);
+    }
+    // A query made only of words the model does not know has no direction: no opinion.
+    let norm = 0;
+    for (const value of vector) norm += value * value;
+    if (norm < 1e-12) return [];
+    return this.store.search(vector, limit, accept);
+  }
+
+  /** Number of live document vectors. */
+  get size(): number {
+    return this.store.size;
+  }
+
+  private async embedDocuments(docs: readonly IndexedDoc[]): Promise<void> {
+    const total = docs.length;
+    const report = (done: number) => {
+      if (total >= PROGRESS_THRESHOLD) this.options.onProgress?.({ phase: 'embedding', done, total });
+    };
+    report(0);
+    const texts = docs.map((doc) => embeddingInput(doc.embeddingText));
+    const keys = texts.map(textKey);
+    const cached = await this.readCache();
+    const vectors: (Float32Array | undefined)[] = keys.map((key) => cached.get(key));
+    const missing = vectors.flatMap((vector, index) => (vector ? [] : [index]));
+    let done = total - missing.length;
+    report(done);
+    // Similar lengths in one batch waste less padding.
+    missing.sort((a, b) => texts[a]!.length - texts[b]!.length || a - b);
+    const fresh = new Map<string, Float32Array>();
+    for (let start = 0; start < missing.length; start += this.batchSize) {
+      const batch = missing.slice(start, start + this.batchSize);
+      const out = await this.embedder.embed(
+        batch.map((index) => texts[index]!),
+        'document',
+      );
+      batch.forEach((index, i) => {
+        const vector = out[i];
+        if (!vector) throw new Error(`the embedder returned ${out.length} vectors for ${batch.length} texts`);
+        vectors[index] = vector;
+        fresh.set(keys[index]!, vector);
+      });
+      done += batch.length;
+      report(done);
+    }
+    docs.forEach((doc, index) => {
+      if (!this.removedPending.has(doc.id)) this.store.add(doc.id, vectors[index]!);
+    });
+    if (fresh.size > 0) await this.writeCache(fresh, new Set(keys));
+  }
+
+  private async readCache(): Promise<Map<string, Float32Array>> {
+    if (!this.diskCache) return new Map();
+    return this.diskCache.load();
+  }
+
+  private async writeCache(fresh: Map<string, Float32Array>, inUse: Set<string>): Promise<void> {
+    if (!this.diskCache) return;
+    try {
+      await this.diskCache.save(fresh, inUse);
+    } catch (error) {
+      // A read-only or full disk costs speed next time, not correctness now.
+      this.warn(`toolsearch: embedding cache not written (${this.diskCache.file}): ${message(error)}`);
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.warn(
+      `${message(error).startsWith('toolsearch: ') ? '' : 'toolsearch: embedding strategy disabled: '}${message(error)}; search continues with the lexical strategies only`,
+    );
+  }
+
+  private warn(text: string): void {
+    if (this.options.onWarning) this.options.onWarning(text);
+    else process.stderr.write(`${text}\n`);
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function createEmbeddingRetriever(options: EmbeddingOptions = {}): EmbeddingRetriever {
+  return new EmbeddingRetriever(options);
+}

@@ -1,0 +1,112 @@
+/**
+ * An Embedder backed by @huggingface/transformers (ONNX Runtime): the bundled
+ * model, a local folder, or a hub model id. The library is imported lazily, so
+ * lexical-only users never load it, and told to stay quiet: nothing of it may
+ * reach stdout, which an MCP stdio server reserves for protocol messages.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ToolSearchError } from '../errors.js';
+import { type ModelSource, modelFingerprint } from './model-source.js';
+import type { Embedder, EmbedKind } from './types.js';
+
+type Extractor = (
+  texts: string[],
+  options: { pooling: 'mean'; normalize: boolean },
+) => Promise<{ data: ArrayLike<number>; dims: number[] }>;
+
+export interface TransformersEmbedderOptions {
+  source: ModelSource;
+  dtype?: string;
+  queryPrefix?: string;
+  documentPrefix?: string;
+  /** Where hub downloads are cached; undefined = transformers.js' default. */
+  modelCacheDir?: string;
+  allowRemoteModels?: boolean;
+  batchSize?: number;
+}
+
+// transformers.js reads the local model root from a global; loads are
+// serialised so two embedders with different folders cannot race on it.
+let loadQueue: Promise<unknown> = Promise.resolve();
+
+export class TransformersEmbedder implements Embedder {
+  readonly id: string;
+  private readonly dtype: string;
+  private readonly queryPrefix: string;
+  private readonly documentPrefix: string;
+  private readonly batchSize: number;
+  private extractor?: Promise<Extractor>;
+
+  constructor(private readonly options: TransformersEmbedderOptions) {
+    this.dtype = options.dtype ?? 'q8';
+    this.queryPrefix = options.queryPrefix ?? '';
+    this.documentPrefix = options.documentPrefix ?? '';
+    this.batchSize = Math.max(1, options.batchSize ?? 64);
+    const prefixes =
+      this.queryPrefix || this.documentPrefix ? `|q=${this.queryPrefix}|d=${this.documentPrefix}` : '';
+    this.id = `${modelFingerprint(options.source)}|${this.dtype}${prefixes}`;
+  }
+
+  load(): Promise<void> {
+    return this.getExtractor().then(() => undefined);
+  }
+
+  async embed(texts: readonly string[], kind: EmbedKind): Promise<Float32Array[]> {
+    const extractor = await this.getExtractor();
+    const prefix = kind === 'query' ? this.queryPrefix : this.documentPrefix;
+    const vectors: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += this.batchSize) {
+      const batch = texts.slice(start, start + this.batchSize).map((text) => prefix + text);
+      const output = await extractor(batch, { pooling: 'mean', normalize: true });
+      const dims = output.dims[output.dims.length - 1]!;
+      const data = Float32Array.from(output.data);
+      for (let row = 0; row < batch.length; row++) vectors.push(data.slice(row * dims, (row + 1) * dims));
+    }
+    return vectors;
+  }
+
+  private getExtractor(): Promise<Extractor> {
+    if (!this.extractor) {
+      const loading = loadQueue.then(() => this.createExtractor());
+      loadQueue = loading.catch(() => undefined);
+      this.extractor = loading;
+    }
+    return this.extractor;
+  }
+
+  private async createExtractor(): Promise<Extractor> {
+    const { source } = this.options;
+    if (source.kind === 'path' && !existsSync(join(source.path, 'config.json'))) {
+      throw new ToolSearchError(
+        'MODEL_LOAD_FAILED',
+        `embedding model folder not found or incomplete (no config.json): ${source.path}`,
+      );
+    }
+    const transformers = await import('@huggingface/transformers');
+    const { env, LogLevel, pipeline } = transformers;
+    // Only errors, and those go to stderr (console.error); info/debug would go to stdout.
+    env.logLevel = LogLevel.ERROR;
+    if (env.backends.onnx) env.backends.onnx.logLevel = 'error';
+    const remote = source.kind === 'hub' && this.options.allowRemoteModels !== false;
+    env.allowRemoteModels = remote;
+    env.allowLocalModels = source.kind === 'path';
+    if (source.kind === 'path') env.localModelPath = dirname(source.path) + '/';
+    const modelId = source.kind === 'path' ? basename(source.path) : source.model;
+    try {
+      const extractor = await pipeline('feature-extraction', modelId, {
+        dtype: this.dtype as 'q8',
+        local_files_only: !remote,
+        ...(this.options.modelCacheDir ? { cache_dir: this.options.modelCacheDir } : {}),
+      });
+      return extractor as unknown as Extractor;
+    } catch (error) {
+      const where = source.kind === 'path' ? source.path : `model "${source.model}"`;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ToolSearchError(
+        'MODEL_LOAD_FAILED',
+        `embedding model could not be loaded from ${where}: ${reason}`,
+      );
+    }
+  }
+}
