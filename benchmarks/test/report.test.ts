@@ -93,6 +93,14 @@ describe('markdown report', () => {
     expect(table).toContain('make a picture of the \\| page');
     expect(table).toContain('browser ✓');
     expect(worstTable('power', [], 20).join('\n')).toContain('No queries.');
+    const partial = worstTable(
+      'power',
+      [{ ...d.worst.new![1]!, firstRelevantRank: 1, relevant: ['browser__click', 'x'] }],
+      20,
+    );
+    expect(partial.join('\n')).toContain(
+      'browser__click (browser), relevant: another relevant tool is missing',
+    );
   });
 
   it('states the commit, dirtiness, machine, wall time and links the heat map', () => {

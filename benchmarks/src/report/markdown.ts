@@ -154,7 +154,10 @@ export function worstTable(segment: string, failures: readonly QueryFailure[], l
   );
   for (const f of failures) {
     const rank = f.firstRelevantRank === null ? `not in top ${limit}` : String(f.firstRelevantRank);
-    const top = f.top === null ? 'nothing' : `${f.top.name} (${f.top.toolset})`;
+    const top =
+      f.top === null
+        ? 'nothing'
+        : `${f.top.name} (${f.top.toolset})${f.relevant.includes(f.top.name) ? ', relevant: another relevant tool is missing' : ''}`;
     const toolset = f.topToolset === null ? '–' : `${f.topToolset} ${f.toolsetCorrect ? '✓' : '✗'}`;
     lines.push(
       `| ${[f.id, truncate(f.query, 90), f.relevant.join(', '), rank, top, toolset].map(cell).join(' | ')} |`,

@@ -40,20 +40,31 @@ const CELL_W = 74;
 const CELL_H = 24;
 const LABEL_W = 250;
 const TOP = 96;
+const GROUP_GAP = 8;
+const MIN_WIDTH = 760;
 
 export function renderHeatmap(study: StudyResult): string {
   const columns: Column[] = study.datasets.flatMap((d) =>
     d.segments.map((segment) => ({ dataset: d.name, segment })),
   );
-  const rowIds: { id: string; label: string }[] = [];
+  const rowIds: { id: string; label: string; kind: string }[] = [];
   for (const dataset of study.datasets) {
     for (const config of [...dataset.configs, ...dataset.baselines]) {
-      if (!rowIds.some((r) => r.id === config.id)) rowIds.push({ id: config.id, label: config.label });
+      if (!rowIds.some((r) => r.id === config.id))
+        rowIds.push({ id: config.id, label: config.label, kind: config.kind });
     }
   }
-  const width = LABEL_W + columns.length * CELL_W + 20;
-  const legendY = TOP + rowIds.length * CELL_H + 30;
-  const height = legendY + 70;
+  // A small gap between groups (all / without X / X only / baseline) guides the eye.
+  const rowY: number[] = [];
+  let y = TOP;
+  rowIds.forEach((row, r) => {
+    if (r > 0 && row.kind !== rowIds[r - 1]!.kind) y += GROUP_GAP;
+    rowY.push(y);
+    y += CELL_H;
+  });
+  const width = Math.max(LABEL_W + columns.length * CELL_W + 20, MIN_WIDTH);
+  const legendY = y + 34;
+  const height = legendY + 56;
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
@@ -74,7 +85,7 @@ export function renderHeatmap(study: StudyResult): string {
     );
   });
   rowIds.forEach((row, r) => {
-    const y = TOP + r * CELL_H;
+    const y = rowY[r]!;
     out.push(
       `<text x="${LABEL_W - 8}" y="${y + CELL_H / 2 + 4}" text-anchor="end">${escapeXml(row.label)}</text>`,
     );
@@ -124,9 +135,8 @@ function legend(x: number, y: number): string {
       `<text x="${tx}" y="${y + 28}" text-anchor="middle" font-size="10">${tick === 0 ? '0' : shortSigned(tick)}</text>`,
     );
   }
-  const noteX = x + (steps + 1) * w + 16;
   parts.push(
-    `<text x="${noteX}" y="${y + 11}" fill="#555">red: recall lost, blue: recall gained; saturates at ±${COLOR_DOMAIN}. † embedding unavailable in this run.</text>`,
+    `<text x="${x}" y="${y + 46}" fill="#555">red: recall lost, blue: recall gained, saturating at ±${COLOR_DOMAIN}. † embedding unavailable in this run.</text>`,
   );
   return parts.join('\n');
 }
