@@ -42,6 +42,8 @@ export interface FixtureProblem {
   message: string;
 }
 
+type Report = (kind: ProblemKind, where: string, message: string) => void;
+
 export interface ValidateOptions {
   /** Least number of queries each segment must have; 80 unless told. */
   minPerSegment?: number;
@@ -55,8 +57,9 @@ interface RegistryTool {
 /** Every problem in one query file; an empty list means the file is sound. */
 export function validateQueryFile(path: string, options: ValidateOptions = {}): FixtureProblem[] {
   const problems: FixtureProblem[] = [];
-  const error = (kind: ProblemKind, where: string, message: string) =>
+  const error: Report = (kind, where, message) => {
     problems.push({ kind, severity: 'error', where, message });
+  };
 
   const json = readJson(path);
   if ('failure' in json) {
@@ -82,8 +85,6 @@ export function validateQueryFile(path: string, options: ValidateOptions = {}): 
   if (overlap !== undefined) problems.push(overlap);
   return problems;
 }
-
-type Report = (kind: ProblemKind, where: string, message: string) => void;
 
 /** Tools by name, from `toolsFrom` (relative to the query file) or inline `tools`. */
 function loadRegistry(
@@ -128,54 +129,88 @@ export function toolsetOf(tool: Record<string, unknown>): string {
 }
 
 function checkQueries(queries: unknown[], registry: Map<string, RegistryTool> | undefined, error: Report) {
-  const firstId = new Map<string, string>();
-  const firstText = new Map<string, string>();
+  const seen: Seen = { ids: new Map(), texts: new Map() };
   queries.forEach((item, index) => {
-    const where = `queries[${index}]${isRecord(item) && typeof item.id === 'string' ? ` (${item.id})` : ''}`;
-    if (!isRecord(item)) return error('shape', where, 'is not an object');
-    const { id, query, segment, relevant, relevantToolsets } = item;
-
-    if (typeof id !== 'string' || id === '') error('shape', where, 'id must be a non-empty string');
-    else if (firstId.has(id))
-      error('duplicate-id', where, `id "${id}" is already used by ${firstId.get(id)}`);
-    else firstId.set(id, where);
-
-    if (typeof query !== 'string' || query.trim() === '')
-      error('shape', where, 'query must be a non-empty string');
-    else {
-      const key = query.trim().toLowerCase().replace(/\s+/g, ' ');
-      const previous = firstText.get(key);
-      if (previous !== undefined) error('duplicate-query', where, `query text repeats ${previous}`);
-      else firstText.set(key, where);
-    }
-
-    if (!SEGMENTS.includes(segment as (typeof SEGMENTS)[number])) {
-      error('bad-segment', where, `segment ${JSON.stringify(segment)} is not one of ${SEGMENTS.join(', ')}`);
-    }
-
-    if (!isStringArray(relevant)) return error('shape', where, 'relevant must be an array of tool names');
-    if (relevant.length === 0) return error('empty-relevant', where, 'relevant is empty');
-    const repeated = relevant.filter((name, i) => relevant.indexOf(name) !== i);
-    if (repeated.length > 0) error('duplicate-relevant', where, `relevant repeats ${repeated.join(', ')}`);
-    if (registry === undefined) return;
-    const unknown = relevant.filter((name) => !registry.has(name));
-    if (unknown.length > 0)
-      error('unknown-tool', where, `relevant names unknown tools: ${unknown.join(', ')}`);
-    if (unknown.length > 0) return;
-
-    const expected = [...new Set(relevant.map((name) => registry.get(name)!.toolset))].sort();
-    if (!isStringArray(relevantToolsets)) {
-      return error('toolset-mismatch', where, `relevantToolsets missing; expected ${expected.join(', ')}`);
-    }
-    const given = [...new Set(relevantToolsets)].sort();
-    if (given.join('\n') !== expected.join('\n')) {
-      error(
-        'toolset-mismatch',
-        where,
-        `relevantToolsets [${given.join(', ')}] differ from the relevant tools' toolsets [${expected.join(', ')}]`,
-      );
-    }
+    checkQuery(item, index, seen, registry, error);
   });
+}
+
+/** Where each id and (normalised) query text was first seen, to name the earlier one. */
+interface Seen {
+  ids: Map<string, string>;
+  texts: Map<string, string>;
+}
+
+function checkQuery(
+  item: unknown,
+  index: number,
+  seen: Seen,
+  registry: Map<string, RegistryTool> | undefined,
+  error: Report,
+): void {
+  const where = `queries[${index}]${isRecord(item) && typeof item.id === 'string' ? ` (${item.id})` : ''}`;
+  if (!isRecord(item)) {
+    error('shape', where, 'is not an object');
+    return;
+  }
+  const { id, query, segment } = item;
+  if (typeof id !== 'string' || id === '') error('shape', where, 'id must be a non-empty string');
+  else if (seen.ids.has(id))
+    error('duplicate-id', where, `id "${id}" is already used by ${seen.ids.get(id)}`);
+  else seen.ids.set(id, where);
+
+  if (typeof query !== 'string' || query.trim() === '')
+    error('shape', where, 'query must be a non-empty string');
+  else {
+    const key = query.trim().toLowerCase().replace(/\s+/g, ' ');
+    const previous = seen.texts.get(key);
+    if (previous !== undefined) error('duplicate-query', where, `query text repeats ${previous}`);
+    else seen.texts.set(key, where);
+  }
+
+  if (!SEGMENTS.includes(segment as (typeof SEGMENTS)[number])) {
+    error('bad-segment', where, `segment ${JSON.stringify(segment)} is not one of ${SEGMENTS.join(', ')}`);
+  }
+  checkLabels(item, where, registry, error);
+}
+
+/** `relevant` names known tools, once each; `relevantToolsets` are exactly their toolsets. */
+function checkLabels(
+  item: Record<string, unknown>,
+  where: string,
+  registry: Map<string, RegistryTool> | undefined,
+  error: Report,
+): void {
+  const { relevant, relevantToolsets } = item;
+  if (!isStringArray(relevant)) {
+    error('shape', where, 'relevant must be an array of tool names');
+    return;
+  }
+  if (relevant.length === 0) {
+    error('empty-relevant', where, 'relevant is empty');
+    return;
+  }
+  const repeated = relevant.filter((name, i) => relevant.indexOf(name) !== i);
+  if (repeated.length > 0) error('duplicate-relevant', where, `relevant repeats ${repeated.join(', ')}`);
+  if (registry === undefined) return;
+  const unknown = relevant.filter((name) => !registry.has(name));
+  if (unknown.length > 0) {
+    error('unknown-tool', where, `relevant names unknown tools: ${unknown.join(', ')}`);
+    return;
+  }
+  const expected = [...new Set(relevant.map((name) => registry.get(name)!.toolset))].sort();
+  if (!isStringArray(relevantToolsets)) {
+    error('toolset-mismatch', where, `relevantToolsets missing; expected ${expected.join(', ')}`);
+    return;
+  }
+  const given = [...new Set(relevantToolsets)].sort();
+  if (given.join('\n') !== expected.join('\n')) {
+    error(
+      'toolset-mismatch',
+      where,
+      `relevantToolsets [${given.join(', ')}] differ from the relevant tools' toolsets [${expected.join(', ')}]`,
+    );
+  }
 }
 
 function checkSegmentCounts(queries: unknown[], min: number, error: Report) {
