@@ -1,0 +1,220 @@
+/**
+ * The CLI, spawned for real (node + tsx, from the repository root) so exit
+ * codes, stdout/stderr separation and argument parsing are what a user gets.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+const CLI = join(REPO, 'packages/core-search/src/cli.ts');
+
+/** Spawn the CLI; tests run concurrently, as each one mostly waits on node + tsx start-up. */
+function run(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CLI, ...args], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
+  });
+}
+
+const tools = [
+  { name: 'weather__get_forecast', description: 'Get the weather forecast for a city', category: 'weather' },
+  {
+    name: 'git__commit',
+    description: 'Record staged changes to the git repository with a message',
+    category: 'git',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } } },
+  },
+  { name: 'fs__read_file', description: 'Read the contents of a file from disk', category: 'fs' },
+  { name: 'mail__send_email', description: 'Send an email message to a recipient', category: 'mail' },
+];
+
+let dir = '';
+let toolsFile = '';
+let datasetFile = '';
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolsearch-cli-'));
+  toolsFile = join(dir, 'tools.json');
+  writeFileSync(toolsFile, JSON.stringify(tools));
+  datasetFile = join(dir, 'dataset.json');
+  writeFileSync(
+    datasetFile,
+    JSON.stringify({
+      name: 'tiny',
+      toolsFrom: 'tools.json',
+      queries: [
+        {
+          id: 'w',
+          query: 'weather forecast for Paris',
+          relevant: ['weather__get_forecast'],
+          segment: 'new',
+          relevantToolsets: ['weather'],
+        },
+        { id: 'g', query: 'commit my staged changes to git', relevant: ['git__commit'], segment: 'power' },
+        { id: 'f', query: 'read the contents of a file', relevant: ['fs__read_file'], segment: 'new' },
+        { id: 'm', query: 'send an email to Bob', relevant: ['mail__send_email'], segment: 'power' },
+      ],
+    }),
+  );
+});
+
+describe.concurrent('toolsearch CLI: usage', () => {
+  it('prints help with exit 0', async () => {
+    const main = await run('--help');
+    expect(main.code).toBe(0);
+    expect(main.stdout).toMatch(/Usage: toolsearch <command>/);
+    expect((await run('search', '--help')).stdout).toMatch(/--tools FILE/);
+    expect((await run('eval', '--help')).stdout).toMatch(/--dataset FILE/);
+  });
+
+  it.each([
+    [[], /missing command/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['search'], /missing <query>/],
+    [['search', 'x', '--limit', 'ten'], /--limit must be an integer 1-1000/],
+    [['search', 'x', '--limit', '0'], /--limit must be an integer/],
+    [['search', 'x', '--disable', 'keyword,telepathy'], /unknown strategy "telepathy"/],
+    [['search', 'x', '--colour'], /Unknown option '--colour'/],
+    [['search', 'x', '--no-embedding', '--model', 'm'], /cannot be combined/],
+    [['eval'], /missing --dataset FILE/],
+    [['eval', '--dataset', 'd.json', '--max-queries', '-3'], /--max-queries/],
+  ])('exits 2 with a helpful message for %j', async (args, message) => {
+    const result = await run(...(args as string[]));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/--help" for usage/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 1 when the tools file cannot be read', async () => {
+    const result = await run('search', 'x', '--tools', join(dir, 'nope.json'), '--no-embedding');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^toolsearch: .*nope\.json: cannot be read/);
+  });
+
+  it('exits 1 when the dataset has no queries', async () => {
+    const result = await run('eval', '--dataset', toolsFile, '--no-embedding');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/has no queries/);
+  });
+});
+
+describe.concurrent('toolsearch search', () => {
+  it('prints the SearchResponse as JSON without tool objects', async () => {
+    const result = await run(
+      'search',
+      'weather forecast',
+      '--tools',
+      toolsFile,
+      '--no-embedding',
+      '--json',
+      '--limit',
+      '2',
+    );
+    expect(result.code).toBe(0);
+    const response = JSON.parse(result.stdout);
+    expect(response.query).toBe('weather forecast');
+    expect(response.results.length).toBeLessThanOrEqual(2);
+    expect(response.results[0].name).toBe('weather__get_forecast');
+    expect(response.results[0].toolset).toBe('weather');
+    expect(response.results[0]).not.toHaveProperty('tool');
+    expect(response.strategies).not.toContain('embedding');
+    expect(response.toolsets[0].toolset).toBe('weather');
+  });
+
+  it('includes tools and explanation with --explain, and honours --toolset and --disable', async () => {
+    const result = await run(
+      'search',
+      'commit changes',
+      '--tools',
+      toolsFile,
+      '--no-embedding',
+      '--json',
+      '--explain',
+      '--toolset',
+      'git',
+      '--disable',
+      'fuzzy',
+    );
+    expect(result.code).toBe(0);
+    const response = JSON.parse(result.stdout);
+    expect(response.results.map((r: { toolset: string }) => r.toolset)).toEqual(['git']);
+    expect(response.results[0].tool.inputSchema.properties.message.type).toBe('string');
+    expect(response.explain.analysis.terms.length).toBeGreaterThan(0);
+    expect(response.strategies).not.toContain('fuzzy');
+  });
+
+  it('prints a ranked table and toolset suggestions', async () => {
+    const result = await run('search', 'send email', '--tools', toolsFile, '--no-embedding');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^#\s+name\s+toolset\s+score\s+matched by\s+summary$/);
+    expect(lines[1]).toMatch(/^1\s+mail__send_email\s+mail\s+\d\.\d{4}\s+\S+\s+Send an email/);
+    expect(result.stdout).toMatch(/Top toolsets: mail \(/);
+  });
+
+  it('searches the bundled registry by default', async () => {
+    const result = await run('search', 'take a screenshot of the page', '--no-embedding', '--json');
+    expect(result.code).toBe(0);
+    const response = JSON.parse(result.stdout);
+    expect(response.results).toHaveLength(10);
+    expect(response.results.some((r: { name: string }) => /screenshot/i.test(r.name))).toBe(true);
+  });
+});
+
+describe.concurrent('toolsearch eval', () => {
+  it('prints exactly one JSON object with the documented keys', async () => {
+    const result = await run('eval', '--dataset', datasetFile, '--no-embedding', '--json');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(Object.keys(report)).toEqual([
+      'dataset',
+      'queries',
+      'strategies',
+      'metrics',
+      'segments',
+      'indexMs',
+      'p50Ms',
+      'p95Ms',
+    ]);
+    expect(report.dataset).toBe('tiny');
+    expect(report.queries).toBe(4);
+    expect(report.strategies).not.toContain('embedding');
+    expect(report.metrics).toMatchObject({ queries: 4, 'recall@1': 1, 'hit@5': 1, mrr: 1, 'ndcg@10': 1 });
+    expect(report.metrics.toolsetAccuracy).toBe(1);
+    expect(Object.keys(report.segments)).toEqual(['new', 'power']);
+    expect(report.segments.new.queries).toBe(2);
+    expect(report.indexMs).toBeGreaterThan(0);
+    expect(report.p95Ms).toBeGreaterThanOrEqual(report.p50Ms);
+    expect(result.stderr).toMatch(/queries: 4\/4/);
+  });
+
+  it('subsamples with --max-queries and prints an aligned table', async () => {
+    const result = await run('eval', '--dataset', datasetFile, '--no-embedding', '--max-queries', '2');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/dataset tiny: 2 queries over 4 tools/);
+    const header = result.stdout.split('\n').find((line) => line.startsWith('segment'));
+    expect(header).toMatch(
+      /segment\s+queries\s+recall@1\s+recall@3\s+recall@5\s+recall@10\s+hit@5\s+mrr\s+ndcg@10/,
+    );
+    expect(result.stdout).toMatch(/^all\s+2\s+1\.000/m);
+    expect(result.stdout).toMatch(/search p50 \d+\.\d\d ms, p95/);
+  });
+});
