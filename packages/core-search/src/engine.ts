@@ -92,7 +92,11 @@ export class ToolSearch {
       corpus: this.corpus,
       docs: this.docs,
       synonyms: this.synonyms,
-      embedding: options.embedding,
+      // Switched off engine-wide = never loaded; the engine's progress callback reports embedding too.
+      embedding:
+        options.embedding === false || this.disabled.has('embedding')
+          ? false
+          : { onProgress: options.onProgress, ...options.embedding },
     };
     this.retrievers = (options.retrievers ?? DEFAULT_RETRIEVERS)
       .map((create) => create(context))

@@ -9,6 +9,14 @@ export { summarize } from './analysis/summarize.js';
 export type { Dataset, LabelledQuery } from './dataset.js';
 export { parseDataset, readDataset, readTools } from './dataset.js';
 export { DEFAULTS } from './defaults.js';
+export type { Embedder, EmbeddingProgress, EmbedKind, ModelSource } from './embedding/index.js';
+export {
+  createEmbeddingRetriever,
+  DEFAULT_MODEL_NAME,
+  DEFAULT_MODEL_PATH,
+  defaultCacheDir,
+  TransformersEmbedder,
+} from './embedding/index.js';
 export type { EmbeddingOptions, Progress, ToolSearchOptions } from './engine.js';
 export { ToolSearch } from './engine.js';
 export type { ToolSearchErrorCode, ToolSearchIssue } from './errors.js';

@@ -1,6 +1,7 @@
 // The embedding strategy: public factory, options and the Embedder plug-in interface.
 
 export { defaultCacheDir } from './disk-cache.js';
+export { createEmbeddingStrategy } from './factory.js';
 export type { ModelSource } from './model-source.js';
 export { DEFAULT_MODEL_NAME, DEFAULT_MODEL_PATH, resolveModelSource } from './model-source.js';
 export { createEmbeddingRetriever, EmbeddingRetriever } from './retriever.js';

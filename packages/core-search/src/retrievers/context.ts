@@ -1,4 +1,5 @@
 import type { Corpus } from '../corpus.js';
+import type { EmbeddingOptions } from '../embedding/types.js';
 import type { IndexedDoc, Retriever } from '../retriever.js';
 import type { SynonymMap } from './synonym-map.js';
 
@@ -14,8 +15,7 @@ export interface RetrieverContext {
   readonly embedding: EmbeddingOptions | false | undefined;
 }
 
-/** Options of the embedding strategy; declared loosely until src/embedding/ defines them. */
-export type EmbeddingOptions = Record<string, unknown>;
+export type { EmbeddingOptions };
 
 /**
  * Creates one retriever for an engine; injected at construction (see engine.ts).

@@ -1,3 +1,4 @@
+import { createEmbeddingStrategy } from '../embedding/factory.js';
 import type { RetrieverFactory } from './context.js';
 import { createExactRetriever } from './exact.js';
 import { createKeywordRetriever } from './keyword.js';
@@ -14,4 +15,5 @@ export const DEFAULT_RETRIEVERS: readonly RetrieverFactory[] = [
   createExactRetriever,
   createKeywordRetriever,
   createSynonymsRetriever,
+  createEmbeddingStrategy,
 ];

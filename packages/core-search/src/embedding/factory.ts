@@ -1,0 +1,9 @@
+/** The engine's factory for the `embedding` strategy: on unless `embedding: false`. */
+import type { Retriever } from '../retriever.js';
+import type { RetrieverContext } from '../retrievers/context.js';
+import { createEmbeddingRetriever } from './retriever.js';
+
+export function createEmbeddingStrategy(context: RetrieverContext): Retriever | undefined {
+  if (context.embedding === false) return undefined;
+  return createEmbeddingRetriever(context.embedding ?? {});
+}
