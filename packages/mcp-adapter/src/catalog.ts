@@ -121,16 +121,36 @@ export class Catalog {
   async suggestToolsets(name: string, limit = 3): Promise<string[]> {
     if (name.trim() === '' || this.tools.size === 0) return [];
     const response = await this.engine.search(name, { limit: 10 });
+    // Toolset names are few and often mistyped: close spellings first, then the engine's evidence.
     const lower = name.toLowerCase();
     const byName = this.toolsets()
-      .map((t) => t.name)
-      .filter((t) => t.toLowerCase().includes(lower) || lower.includes(t.toLowerCase()));
+      .map((t) => ({ name: t.name, distance: editDistance(lower, t.name.toLowerCase()) }))
+      .filter(
+        (t) =>
+          t.distance <= Math.max(2, Math.floor(lower.length / 3)) || t.name.toLowerCase().includes(lower),
+      )
+      .sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : 1))
+      .map((t) => t.name);
     return [...new Set([...byName, ...response.toolsets.map((t) => t.toolset)])].slice(0, limit);
   }
 
   private existing(toolset: string): Tool[] {
     return this.toolsOf(toolset).map((n) => (this.tools.get(n) as CatalogTool).definition);
   }
+}
+
+/** Levenshtein distance, for did-you-mean over the few toolset names. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
 }
 
 function toEngineTool(entry: CatalogTool): ToolDefinition {

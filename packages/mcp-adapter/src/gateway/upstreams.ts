@@ -11,7 +11,10 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   type CallToolResult,
   ErrorCode,
@@ -519,6 +522,7 @@ export class UpstreamManager {
 function startFailure(err: unknown): string {
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed)
     return 'the process exited during startup';
+  if (err instanceof StreamableHTTPError && err.code !== undefined) return `HTTP ${err.code}: ${err.message}`;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'EACCES') return `cannot run the command (${code})`;
   // fetch() hides the network reason (ECONNREFUSED, ENOTFOUND) in `cause`.
