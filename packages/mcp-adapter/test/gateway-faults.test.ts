@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_META_KEY, Gateway } from '../src/index.js';
+import { fixtureServer, isAlive, memoryServer, waitFor } from './fixtures/servers.js';
+import { connectSession, type TestClient, textOf } from './gateway-helpers.js';
+
+let dir: string;
+let gateway: Gateway;
+let c: TestClient;
+const SECRET = 'sk-test-do-not-leak-1234';
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'toolsearch-faults-'));
+  gateway = await Gateway.start({
+    config: {
+      upstreams: [
+        memoryServer(join(dir, 'memory.jsonl')),
+        fixtureServer('fx', ['--tools', '3']),
+        fixtureServer('broken', ['--fail-start'], { FIXTURE_SECRET: SECRET }),
+      ],
+      alwaysLoaded: [],
+      maxBoundTools: 40,
+      callTimeoutMs: 1500,
+    },
+    engine: { embedding: false },
+    upstreams: { startTimeoutMs: 10_000, backoffMs: 50 },
+    log: () => {},
+  });
+  c = await connectSession(gateway);
+});
+
+afterAll(async () => {
+  await c?.close();
+  await gateway?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const code = (r: { _meta?: Record<string, unknown> }) =>
+  (r._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code;
+
+describe('(4) gateway faults: one upstream down, the others keep answering', () => {
+  it('reports an upstream that failed to start in the overview, with secrets redacted', async () => {
+    const overview = await c.text('search_tools', {});
+    expect(overview).toMatch(/- broken \(0 tools, upstream failed/);
+    expect(overview).not.toContain(SECRET);
+    expect(overview).toMatch(/- memory \(9 tools\)/);
+  });
+
+  it('an upstream killed mid-session is reported while the others answer, and restarts on next use', async () => {
+    await c.call('load_toolset', { tools: ['memory__read_graph', 'fx__echo'] });
+    expect(textOf(await c.call('fx__echo', { text: 'before' }))).toBe('before');
+    const pid = gateway.upstreams.status().find((s) => s.name === 'memory')?.pid;
+    expect(pid).toBeTypeOf('number');
+    process.kill(pid as number, 'SIGKILL');
+    await waitFor(() => !isAlive(pid as number), 5000, 'memory server to die');
+    await waitFor(
+      () => gateway.upstreams.status().find((s) => s.name === 'memory')?.state !== 'ready',
+      5000,
+      'crash noticed',
+    );
+
+    expect(await c.text('search_tools', {})).toMatch(
+      /- memory \(9 tools, 1 loaded, upstream (crashed|restarting)/,
+    );
+    expect(textOf(await c.call('fx__echo', { text: 'still here' }))).toBe('still here');
+
+    // Next use restarts it; the bound tool keeps working under the same name.
+    const graph = await c.call('memory__read_graph', {});
+    expect(graph.isError).toBeFalsy();
+    expect(textOf(graph)).toContain('entities');
+    expect(gateway.upstreams.status().find((s) => s.name === 'memory')?.state).toBe('ready');
+  });
+
+  it('a crash during a call is a gateway error, not a tool error', async () => {
+    const crashed = await c.call('call_tool', { name: 'fx__crash', arguments: {} });
+    expect(crashed.isError).toBe(true);
+    expect(code(crashed)).toBe('UPSTREAM_DOWN');
+    expect(textOf(await c.call('memory__read_graph', {}))).toContain('entities');
+  });
+
+  it('a hanging call times out with UPSTREAM_TIMEOUT and the upstream serves the next call', async () => {
+    const hung = await c.call('fx__hang', {});
+    expect(code(hung)).toBe('UPSTREAM_TIMEOUT');
+    expect(textOf(await c.call('fx__echo', { text: 'after timeout' }))).toBe('after timeout');
+  });
+
+  it("passes a tool's own isError result through unchanged", async () => {
+    const failed = await c.call('fx__fail', { message: 'nope' });
+    expect(failed).toEqual({ content: [{ type: 'text', text: 'failed: nope' }], isError: true });
+  });
+});
