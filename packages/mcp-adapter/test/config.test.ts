@@ -1,0 +1,237 @@
+/* biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about mcp.json's ${VAR} syntax */
+/**
+ * mcp.json parsing: the mcpServers format of Claude Desktop / Cursor, our
+ * `toolsearch` section, ${VAR} expansion, TOOLSEARCH_ALWAYS_LOADED, and errors
+ * that name the server and the field. Also secret redaction.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AdapterError } from '../src/errors.js';
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_MAX_BOUND_TOOLS,
+  parseGatewayConfig,
+  readGatewayConfig,
+} from '../src/gateway/config.js';
+import { REDACTED, redactSecrets } from '../src/gateway/redact.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolsearch-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function parseError(json: unknown, env: NodeJS.ProcessEnv = {}): AdapterError {
+  try {
+    parseGatewayConfig(json, 'mcp.json', env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(AdapterError);
+    expect((err as AdapterError).code).toBe('INVALID_CONFIG');
+    return err as AdapterError;
+  }
+  throw new Error('expected parseGatewayConfig to throw');
+}
+
+describe('parseGatewayConfig', () => {
+  it('reads stdio and HTTP servers in config order, with defaults', () => {
+    const config = parseGatewayConfig(
+      {
+        mcpServers: {
+          github: {
+            command: 'npx',
+            args: ['-y', '@modelcontextprotocol/server-github'],
+            env: { TOKEN: 'abc' },
+          },
+          remote: { url: 'https://mcp.example.com/mcp', headers: { 'X-Key': 'k1' } },
+          old: { command: 'old-server', disabled: true, autoApprove: ['x'] },
+        },
+      },
+      'mcp.json',
+      {},
+    );
+    expect(config).toEqual({
+      upstreams: [
+        {
+          name: 'github',
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-github'],
+          env: { TOKEN: 'abc' },
+        },
+        { name: 'remote', url: 'https://mcp.example.com/mcp', headers: { 'X-Key': 'k1' } },
+        { name: 'old', command: 'old-server', disabled: true },
+      ],
+      alwaysLoaded: [],
+      maxBoundTools: DEFAULT_MAX_BOUND_TOOLS,
+      callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
+    });
+    expect(DEFAULT_MAX_BOUND_TOOLS).toBe(40);
+  });
+
+  it('reads the toolsearch section and merges TOOLSEARCH_ALWAYS_LOADED without duplicates', () => {
+    const config = parseGatewayConfig(
+      {
+        mcpServers: {},
+        toolsearch: {
+          alwaysLoaded: ['github__search_issues', 'memory'],
+          maxBoundTools: 12,
+          callTimeoutMs: 5000,
+        },
+      },
+      'mcp.json',
+      { TOOLSEARCH_ALWAYS_LOADED: ' memory, filesystem__read_text_file ,,' },
+    );
+    expect(config.alwaysLoaded).toEqual(['github__search_issues', 'memory', 'filesystem__read_text_file']);
+    expect(config.maxBoundTools).toBe(12);
+    expect(config.callTimeoutMs).toBe(5000);
+  });
+
+  it('expands ${VAR} and ${VAR:-default} in args, env, headers and url', () => {
+    const config = parseGatewayConfig(
+      {
+        mcpServers: {
+          fs: {
+            command: 'fs-server',
+            args: ['${HOME_DIR}/docs', '--mode=${MODE:-ro}'],
+            env: { KEY: 'k-${API_KEY}' },
+          },
+          web: { url: 'http://${HOST:-127.0.0.1}:8080/mcp', headers: { Authorization: 'Bearer ${API_KEY}' } },
+        },
+      },
+      'mcp.json',
+      { HOME_DIR: '/home/ada', API_KEY: 'secret42' },
+    );
+    expect(config.upstreams[0]).toMatchObject({
+      args: ['/home/ada/docs', '--mode=ro'],
+      env: { KEY: 'k-secret42' },
+    });
+    expect(config.upstreams[1]).toMatchObject({
+      url: 'http://127.0.0.1:8080/mcp',
+      headers: { Authorization: 'Bearer secret42' },
+    });
+  });
+
+  it('accepts the type field other clients write', () => {
+    const config = parseGatewayConfig(
+      {
+        mcpServers: {
+          a: { type: 'stdio', command: 'a' },
+          b: { type: 'streamable-http', url: 'http://localhost/mcp' },
+        },
+      },
+      'mcp.json',
+      {},
+    );
+    expect(config.upstreams.map((u) => u.name)).toEqual(['a', 'b']);
+  });
+
+  it.each([
+    [null, '(root)'],
+    [{}, 'mcpServers'],
+    [{ mcpServers: [] }, 'mcpServers'],
+    [{ mcpServers: { gh: 'npx' } }, 'mcpServers.gh'],
+    [{ mcpServers: { gh: {} } }, 'mcpServers.gh needs "command"'],
+    [{ mcpServers: { gh: { command: 'x', url: 'http://x' } } }, 'mcpServers.gh has both'],
+    [{ mcpServers: { gh: { command: 42 } } }, 'mcpServers.gh.command'],
+    [{ mcpServers: { gh: { command: 'x', args: '--flag' } } }, 'mcpServers.gh.args'],
+    [{ mcpServers: { gh: { command: 'x', args: ['ok', 3] } } }, 'mcpServers.gh.args[1]'],
+    [{ mcpServers: { gh: { command: 'x', env: { TOKEN: 123 } } } }, 'mcpServers.gh.env.TOKEN'],
+    [{ mcpServers: { gh: { command: 'x', headers: { A: 'b' } } } }, 'mcpServers.gh.headers'],
+    [{ mcpServers: { gh: { command: 'x', disabled: 'yes' } } }, 'mcpServers.gh.disabled'],
+    [{ mcpServers: { web: { url: 'not a url' } } }, 'mcpServers.web.url'],
+    [{ mcpServers: { web: { url: 'ftp://host/x' } } }, 'mcpServers.web.url'],
+    [{ mcpServers: { web: { url: 'http://h/mcp', env: { A: 'b' } } } }, 'mcpServers.web.env'],
+    [{ mcpServers: { web: { url: 'http://h/mcp', type: 'sse' } } }, 'mcpServers.web.type'],
+    [{ mcpServers: { web: { url: 'http://h/mcp', type: 'stdio' } } }, 'mcpServers.web.command'],
+    [{ mcpServers: { 'my server': { command: 'x' } } }, 'mcpServers.my server'],
+    [{ mcpServers: { a__b: { command: 'x' } } }, 'mcpServers.a__b'],
+    [{ mcpServers: {}, toolsearch: { maxBoundTools: 0 } }, 'toolsearch.maxBoundTools'],
+    [{ mcpServers: {}, toolsearch: { callTimeoutMs: 1.5 } }, 'toolsearch.callTimeoutMs'],
+    [{ mcpServers: {}, toolsearch: { alwaysLoaded: 'memory' } }, 'toolsearch.alwaysLoaded'],
+    [{ mcpServers: {}, toolsearch: [] }, 'toolsearch'],
+  ])('rejects %j naming %s', (json, where) => {
+    const err = parseError(json);
+    expect(err.message).toContain(`toolsearch-mcp: mcp.json: ${where}`);
+  });
+
+  it('names the server and field of an unset variable, in the message and details', () => {
+    const err = parseError({
+      mcpServers: { github: { command: 'gh', env: { GITHUB_TOKEN: '${GH_TOKEN}' } } },
+    });
+    expect(err.message).toBe(
+      'toolsearch-mcp: mcp.json: mcpServers.github.env.GITHUB_TOKEN uses ${GH_TOKEN}, which is not set',
+    );
+    expect(err.details).toMatchObject({ server: 'github', field: 'mcpServers.github.env.GITHUB_TOKEN' });
+  });
+});
+
+describe('readGatewayConfig', () => {
+  it('reads a file and resolves a relative cwd against its folder', async () => {
+    const path = join(dir, 'mcp.json');
+    writeFileSync(
+      path,
+      JSON.stringify({ mcpServers: { local: { command: 'node', args: ['s.js'], cwd: 'servers' } } }),
+    );
+    const config = await readGatewayConfig(path, {});
+    expect(config.upstreams[0]?.cwd).toBe(join(dir, 'servers'));
+  });
+
+  it('reports a missing file and invalid JSON as INVALID_CONFIG naming the path', async () => {
+    const missing = join(dir, 'nope.json');
+    await expect(readGatewayConfig(missing, {})).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringContaining(`cannot read config file ${missing} (ENOENT)`),
+    });
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{ "mcpServers": { ');
+    await expect(readGatewayConfig(broken, {})).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringContaining(`${broken} is not valid JSON`),
+    });
+  });
+
+  it('names the file in field errors', async () => {
+    const path = join(dir, 'bad-field.json');
+    writeFileSync(path, JSON.stringify({ mcpServers: { gh: { command: 'x', args: [1] } } }));
+    await expect(readGatewayConfig(path, {})).rejects.toThrow(
+      `${path}: mcpServers.gh.args[0] must be a string`,
+    );
+  });
+});
+
+describe('redactSecrets', () => {
+  const configs = [
+    { name: 'gh', command: 'gh', env: { GITHUB_TOKEN: 'ghp_abcdef123456', DEBUG: '1', LEVEL: 'info' } },
+    {
+      name: 'web',
+      url: 'https://user:p%40ssw0rd@mcp.example.com/mcp?api_key=key-777888&format=json',
+      headers: { Authorization: 'Bearer tok-xyz-987' },
+    },
+  ];
+
+  it('replaces env and header values, and the bare token of "Bearer <token>"', () => {
+    const text =
+      'failed with ghp_abcdef123456; sent "Authorization: Bearer tok-xyz-987"; token tok-xyz-987 rejected';
+    expect(redactSecrets(text, configs)).toBe(
+      `failed with ${REDACTED}; sent "Authorization: ${REDACTED}"; token ${REDACTED} rejected`,
+    );
+  });
+
+  it('replaces URL passwords and credential query parameters, not other parts of the URL', () => {
+    const out = redactSecrets(
+      'GET https://user:p%40ssw0rd@mcp.example.com/mcp?api_key=key-777888&format=json',
+      configs,
+    );
+    expect(out).not.toContain('p%40ssw0rd');
+    expect(out).not.toContain('key-777888');
+    expect(out).toContain('format=json');
+    expect(out).toContain('mcp.example.com');
+  });
+
+  it('leaves values shorter than 4 characters alone but hides longer ones', () => {
+    expect(redactSecrets('DEBUG=1 LEVEL=info', configs)).toBe(`DEBUG=1 LEVEL=${REDACTED}`);
+  });
+
+  it('returns text without secrets unchanged', () => {
+    expect(redactSecrets('all good here', configs)).toBe('all good here');
+    expect(redactSecrets('ghp_abcdef123456', [])).toBe('ghp_abcdef123456');
+  });
+});
