@@ -43,7 +43,7 @@ Options:
   --json             Print the SearchResponse as JSON (tool definitions only with --explain)
   --explain          Include query analysis and each strategy's own ranking
   --model ID         Embedding model id
-  --model-path DIR   Directory holding local embedding models
+  --model-path DIR   A local model folder in transformers.js layout (config.json, onnx/)
   --no-embedding     Lexical strategies only (fast start, no model)
   -h, --help         Show this help`;
 
@@ -57,7 +57,7 @@ Options:
   --json             Print one JSON object {dataset, queries, strategies, metrics, segments,
                      indexMs, p50Ms, p95Ms}
   --model ID         Embedding model id
-  --model-path DIR   Directory holding local embedding models
+  --model-path DIR   A local model folder in transformers.js layout (config.json, onnx/)
   --no-embedding     Lexical strategies only
   -h, --help         Show this help`;
 
@@ -102,11 +102,9 @@ async function runSearch(args: string[]): Promise<void> {
 
   const toolsPath = values.tools ?? defaultRegistryPath();
   const { tools } = readDataset(toolsPath);
-  const engine = new ToolSearch({
-    tools,
-    embedding: embeddingOption('search', values),
-    onProgress: progressLine,
-  });
+  // A one-shot search is short: show engine progress (model loading) on a terminal only.
+  const onProgress = process.stderr.isTTY ? progressLine : undefined;
+  const engine = new ToolSearch({ tools, embedding: embeddingOption('search', values), onProgress });
   await engine.ready();
   clearProgress();
   const response = await engine.search(query, options);

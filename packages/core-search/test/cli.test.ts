@@ -3,7 +3,7 @@
  * codes, stdout/stderr separation and argument parsing are what a user gets.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 const REPO = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const CLI = join(REPO, 'packages/core-search/src/cli.ts');
+// Present in this repository's CI and dev machines, not in a user's checkout.
+const SHARED_MODEL = join(REPO, '../shared/models/glove-100d-sif-pc-40k');
 
 /** Spawn the CLI; tests run concurrently, as each one mostly waits on node + tsx start-up. */
 function run(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -137,6 +139,7 @@ describe.concurrent('toolsearch search', () => {
     expect(response.results[0]).not.toHaveProperty('tool');
     expect(response.strategies).not.toContain('embedding');
     expect(response.toolsets[0].toolset).toBe('weather');
+    expect(result.stderr).toBe(''); // no progress noise when stderr is not a terminal
   });
 
   it('includes tools and explanation with --explain, and honours --toolset and --disable', async () => {
@@ -216,5 +219,23 @@ describe.concurrent('toolsearch eval', () => {
     );
     expect(result.stdout).toMatch(/^all\s+2\s+1\.000/m);
     expect(result.stdout).toMatch(/search p50 \d+\.\d\d ms, p95/);
+  });
+});
+
+describe.skipIf(!existsSync(SHARED_MODEL))('toolsearch with a local embedding model', () => {
+  it('passes --model-path to the engine, which then runs the embedding strategy', async () => {
+    const result = await run(
+      'search',
+      'forecast for tomorrow',
+      '--tools',
+      toolsFile,
+      '--model-path',
+      SHARED_MODEL,
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    const response = JSON.parse(result.stdout);
+    expect(response.strategies).toContain('embedding');
+    expect(response.degraded).toBeUndefined();
   });
 });
