@@ -27,6 +27,10 @@ export function deltaColor(delta: number): string {
   return mix(NEUTRAL, delta < 0 ? NEGATIVE : POSITIVE, t);
 }
 
+function truncateLabel(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
@@ -36,7 +40,9 @@ interface Column {
   segment: string;
 }
 
+/** Cell width; wider when columns carry dataset names (--external). */
 const CELL_W = 74;
+const CELL_W_DATASETS = 118;
 const CELL_H = 24;
 const LABEL_W = 250;
 const TOP = 96;
@@ -62,7 +68,8 @@ export function renderHeatmap(study: StudyResult): string {
     rowY.push(y);
     y += CELL_H;
   });
-  const width = Math.max(LABEL_W + columns.length * CELL_W + 20, MIN_WIDTH);
+  const cellW = study.datasets.length > 1 ? CELL_W_DATASETS : CELL_W;
+  const width = Math.max(LABEL_W + columns.length * cellW + 20, MIN_WIDTH);
   const legendY = y + 34;
   const height = legendY + 56;
   const out: string[] = [];
@@ -74,10 +81,10 @@ export function renderHeatmap(study: StudyResult): string {
     `<text x="10" y="40" fill="#555">${escapeXml(`commit ${study.meta.commit}${study.meta.dirty ? ' (dirty)' : ''}, ${study.meta.date.slice(0, 10)}; the "all strategies" row shows absolute R@5`)}</text>`,
   );
   columns.forEach((column, c) => {
-    const x = LABEL_W + c * CELL_W + CELL_W / 2;
+    const x = LABEL_W + c * cellW + cellW / 2;
     if (study.datasets.length > 1) {
       out.push(
-        `<text x="${x}" y="${TOP - 26}" text-anchor="middle" fill="#555" font-size="10">${escapeXml(column.dataset)}</text>`,
+        `<text x="${x}" y="${TOP - 26}" text-anchor="middle" fill="#555" font-size="10">${escapeXml(truncateLabel(column.dataset, 20))}</text>`,
       );
     }
     out.push(
@@ -92,7 +99,7 @@ export function renderHeatmap(study: StudyResult): string {
     columns.forEach((column, c) => {
       const dataset = study.datasets.find((d) => d.name === column.dataset)!;
       const config = [...dataset.configs, ...dataset.baselines].find((k) => k.id === row.id);
-      out.push(cellSvg(config, column, LABEL_W + c * CELL_W, y));
+      out.push(cellSvg(config, column, LABEL_W + c * cellW, y, cellW));
     });
   });
   out.push(legend(10, legendY));
@@ -100,12 +107,18 @@ export function renderHeatmap(study: StudyResult): string {
   return out.join('\n') + '\n';
 }
 
-function cellSvg(config: ConfigResult | undefined, column: Column, x: number, y: number): string {
+function cellSvg(
+  config: ConfigResult | undefined,
+  column: Column,
+  x: number,
+  y: number,
+  cellW: number,
+): string {
   const attrs = `class="cell" data-config="${escapeXml(config?.id ?? 'missing')}" data-segment="${escapeXml(column.segment)}" data-dataset="${escapeXml(column.dataset)}"`;
   const box = (fill: string, extra = '') =>
-    `<rect ${attrs} x="${x + 1}" y="${y + 1}" width="${CELL_W - 2}" height="${CELL_H - 2}" fill="${fill}"${extra}/>`;
+    `<rect ${attrs} x="${x + 1}" y="${y + 1}" width="${cellW - 2}" height="${CELL_H - 2}" fill="${fill}"${extra}/>`;
   const text = (value: string, color: string) =>
-    `<text x="${x + CELL_W / 2}" y="${y + CELL_H / 2 + 4}" text-anchor="middle" fill="${color}">${escapeXml(value)}</text>`;
+    `<text x="${x + cellW / 2}" y="${y + CELL_H / 2 + 4}" text-anchor="middle" fill="${color}">${escapeXml(value)}</text>`;
   const metrics = config?.metrics[column.segment];
   if (config === undefined || metrics === undefined)
     return box('#ffffff', ' stroke="#ddd"') + text('–', '#999');
