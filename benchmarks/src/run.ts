@@ -9,6 +9,7 @@
  *   pnpm bench --no-embedding          switch the semantic strategy off (configs marked †)
  *   pnpm bench --no-latency            quality only (faster)
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -147,20 +148,34 @@ async function externalAblation(cli: Cli): Promise<void> {
   );
 }
 
-/** Runs a sibling benchmark module (owned by another engineer) when it exists. */
+/**
+ * Runs a sibling benchmark (owned by another engineer) when its file exists.
+ * scale.ts exports runScaleBenchmark and guards its own CLI, so it is imported;
+ * embedding.ts is a script that runs on import, so it gets its own process
+ * (its argument parser must not see ours).
+ */
 async function optionalPart(part: 'scale' | 'embedding'): Promise<void> {
   const source = join(HERE, `${part}.ts`);
   if (!existsSync(source)) {
-    log(`${part}: benchmarks/src/${part}.ts does not exist yet; skipped`);
+    log(`${part}: benchmarks/src/${part}.ts does not exist; skipped`);
     return;
   }
-  const mod = (await import(pathToFileURL(join(HERE, `${part}.js`)).href)) as Record<string, unknown>;
-  const entry = part === 'scale' ? mod.runScaleBenchmark : (mod.runEmbeddingBenchmark ?? mod.default);
-  if (typeof entry !== 'function') {
-    log(`${part}: benchmarks/src/${part}.ts exports no runner; skipped`);
+  if (part === 'scale') {
+    const mod = (await import(pathToFileURL(join(HERE, 'scale.js')).href)) as Record<string, unknown>;
+    if (typeof mod.runScaleBenchmark !== 'function')
+      throw new Error('bench: scale.ts exports no runScaleBenchmark');
+    await mod.runScaleBenchmark({});
     return;
   }
-  await entry({});
+  const code = await new Promise<number | null>((done, fail) => {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', source], {
+      cwd: REPO,
+      stdio: 'inherit',
+    });
+    child.on('error', fail);
+    child.on('exit', done);
+  });
+  if (code !== 0) throw new Error(`bench: ${part} benchmark exited with code ${code}`);
 }
 
 async function main(): Promise<void> {
