@@ -12,7 +12,7 @@ import { readGatewayConfig } from './gateway/config.js';
 import { Gateway } from './gateway/gateway.js';
 import { redactSecrets } from './gateway/redact.js';
 import { serveHttp } from './http.js';
-import { formatTokenReport, tokenReport } from './report.js';
+import { defaultReportQuery, formatTokenReport, tokenReport } from './report.js';
 
 const HELP = `Usage: toolsearch-mcp --config mcp.json [options]
 
@@ -26,6 +26,7 @@ every MCP server in mcp.json ("mcpServers" format of Claude Desktop / Cursor).
   --token <t>            bearer token for HTTP (or TOOLSEARCH_TOKEN)
   --report-tokens        print the tokens of eager vs lazy tool lists, then exit
   --query <q>            query of the search measured by --report-tokens
+                         (default: the first words of the first tool's description)
   --list-changed-window <ms>  time a client has to re-fetch tools/list (default 2000)
   -h, --help             this help
 
@@ -70,10 +71,14 @@ async function main(argv: string[]): Promise<void> {
       log(`toolsearch-mcp: upstream ${s.name} is ${s.state}${s.error ? `: ${s.error}` : ''}`);
 
   if (values['report-tokens']) {
-    const report = await tokenReport(gateway, config.alwaysLoaded, values.query ?? 'list the items');
+    const report = await tokenReport(
+      gateway,
+      config.alwaysLoaded,
+      values.query ?? defaultReportQuery(gateway),
+    );
     process.stdout.write(formatTokenReport(report));
     await gateway.close();
-    return;
+    process.exit(0); // don't wait for the embedding model still loading in the background
   }
 
   let closeTransport: () => Promise<void>;

@@ -25,6 +25,16 @@ export interface TokenReport {
   search: { query: string; hits: number; tokens: number };
 }
 
+/**
+ * A query any catalog answers: the first words of the first tool's description.
+ * Deterministic, and needs no knowledge of which servers are configured.
+ */
+export function defaultReportQuery(gateway: Gateway): string {
+  const first = gateway.upstreams.tools()[0]?.definition;
+  const sentence = (first?.description ?? first?.name ?? '').split(/[.\n]/)[0] ?? '';
+  return sentence.split(/\s+/).filter(Boolean).slice(0, 6).join(' ') || 'tools';
+}
+
 export async function tokenReport(
   gateway: Gateway,
   alwaysLoaded: readonly string[],
