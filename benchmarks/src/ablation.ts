@@ -191,6 +191,7 @@ function configResult(
     latency,
   };
   if (config.strategy !== undefined) result.strategy = config.strategy;
+  result.strategiesRan = evaluation.strategies;
   return result;
 }
 

@@ -48,6 +48,8 @@ export interface ConfigResult {
   /** "baseline" is the MiniSearch alternative, measured on the same queries. */
   kind: ConfigKind | 'baseline';
   strategy?: StrategyName;
+  /** Strategies that ran for at least one query (from the engine's responses); absent for the baseline. */
+  strategiesRan?: StrategyName[];
   /** Embedding was wanted but not available: the numbers are those of the configuration without it. */
   embeddingUnavailable: boolean;
   metrics: Record<string, SegmentMetrics>;

@@ -132,7 +132,10 @@ describe('runAblation', async () => {
     expect(marked).toContain('all');
     expect(marked).toContain('only-embedding');
     expect(marked).not.toContain('minus-embedding');
-    expect(result.configs.find((c) => c.id === 'only-embedding')!.metrics.overall!.r10).toBe(0);
+    const onlyEmbedding = result.configs.find((c) => c.id === 'only-embedding')!;
+    expect(onlyEmbedding.metrics.overall!.r10).toBe(0);
+    expect(onlyEmbedding.strategiesRan).toEqual([]);
+    expect(result.configs.find((c) => c.id === 'only-keyword')!.strategiesRan).toEqual(['keyword']);
   });
 
   it('lists the worst queries per segment, worst first, with what ranked first', () => {

@@ -84,6 +84,7 @@ describe('markdown report', () => {
     expect(text).toContain('**new** (R@5 0.800 with all strategies): removing synonyms −0.120 (critical)');
     expect(text).toMatch(/\*\*power\*\*.*removing fuzzy \+0\.060 \*raises\* R@5/);
     expect(text).toContain('MiniSearch gets 0.500 (−0.300)');
+    expect(text).toContain('Never ran on any query when alone: exact');
   });
 
   it('lists the worst queries with the first relevant rank and what ranked first', () => {

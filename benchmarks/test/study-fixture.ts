@@ -57,7 +57,17 @@ export function sampleStudy(): StudyResult {
     metrics: { new: metrics(0.5), power: metrics(0.85), overall: metrics(0.675) },
     latency: { p50Ms: 0.3, p99Ms: 0.9, meanMs: 0.4, samples: 200 },
   };
-  for (const c of [minusSynonyms, minusFuzzy, baseline]) c.delta = deltas(c, all, SEGMENTS);
+  const onlyExact: ConfigResult = {
+    id: 'only-exact',
+    label: 'exact only',
+    kind: 'only',
+    strategy: 'exact',
+    strategiesRan: [],
+    embeddingUnavailable: false,
+    metrics: { new: metrics(0.2), power: metrics(0.2), overall: metrics(0.2) },
+    latency: null,
+  };
+  for (const c of [minusSynonyms, minusFuzzy, onlyExact, baseline]) c.delta = deltas(c, all, SEGMENTS);
   return {
     study: 'ablation',
     meta: {
@@ -79,7 +89,7 @@ export function sampleStudy(): StudyResult {
         segments: SEGMENTS,
         embedding: { status: 'ready', detail: 'test' },
         searchLimit: 20,
-        configs: [all, minusSynonyms, minusFuzzy],
+        configs: [all, minusSynonyms, minusFuzzy, onlyExact],
         baselines: [baseline],
         worst: {
           new: [

@@ -122,6 +122,15 @@ export function findings(d: DatasetResult): string[] {
       sentence += `; MiniSearch gets ${metric(baseline.r5)} (${signed(baseline.r5 - all.r5)})`;
     lines.push(`${sentence}.`);
   }
+  const silent = d.configs.filter(
+    (c) => c.kind === 'only' && c.strategiesRan !== undefined && c.strategiesRan.length === 0,
+  );
+  if (silent.length > 0) {
+    lines.push(
+      `- Never ran on any query when alone: ${silent.map((c) => c.strategy).join(', ')} ` +
+        '(the engine does not use them for these query shapes, or they are unavailable), so their "only" rows are empty.',
+    );
+  }
   return lines;
 }
 
