@@ -4,7 +4,7 @@
  * a labelled dataset. Results go to stdout, progress and errors to stderr.
  * Exit codes: 0 ok, 1 runtime error (unreadable file, engine failure), 2 usage error.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readDataset } from './dataset.js';
@@ -53,6 +53,7 @@ Options:
   --dataset FILE     Dataset file: {name, tools | toolsFrom, queries: [{id, query, relevant, segment?}]}
   --disable LIST     Strategies to switch off, comma-separated: ${STRATEGY_NAMES.join(', ')}
   --max-queries N    Evaluate a deterministic subsample of N queries (chosen by a hash of the id)
+  --per-query FILE   Also write each query's metrics, top 10 names and latency to FILE (JSON)
   --limit N          Results fetched per query, 10-1000 (default 20; MRR counts within them)
   --json             Print one JSON object {dataset, queries, strategies, metrics, segments,
                      indexMs, p50Ms, p95Ms}
@@ -118,6 +119,7 @@ async function runEval(args: string[]): Promise<void> {
     dataset: { type: 'string' },
     disable: { type: 'string' },
     'max-queries': { type: 'string' },
+    'per-query': { type: 'string' },
     limit: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -150,9 +152,15 @@ async function runEval(args: string[]): Promise<void> {
     disable,
     limit,
     ...(maxQueries === undefined ? {} : { maxQueries }),
+    perQuery: values['per-query'] !== undefined,
     onProgress: (p) => progressLine({ ...p, phase: p.phase === 'index' ? 'indexing tools' : 'queries' }),
   });
   clearProgress();
+  const perQueryFile = values['per-query'];
+  if (perQueryFile !== undefined) {
+    writeFileSync(perQueryFile, `${JSON.stringify(result.perQuery ?? [], null, 1)}\n`);
+    console.error(`wrote ${result.perQuery?.length ?? 0} per-query results to ${perQueryFile}`);
+  }
   if (values.json) {
     const { dataset: name, queries, strategies, metrics, segments, indexMs, p50Ms, p95Ms } = result;
     return write(

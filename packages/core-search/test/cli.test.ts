@@ -3,7 +3,7 @@
  * codes, stdout/stderr separation and argument parsing are what a user gets.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -219,6 +219,25 @@ describe.concurrent('toolsearch eval', () => {
     );
     expect(result.stdout).toMatch(/^all\s+2\s+1\.000/m);
     expect(result.stdout).toMatch(/search p50 \d+\.\d\d ms, p95/);
+  });
+
+  it('writes per-query outcomes with --per-query', async () => {
+    const file = join(dir, 'per-query.json');
+    const result = await run(
+      'eval',
+      '--dataset',
+      datasetFile,
+      '--no-embedding',
+      '--json',
+      '--per-query',
+      file,
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).queries).toBe(4);
+    const outcomes = JSON.parse(readFileSync(file, 'utf8'));
+    expect(outcomes.map((o: { id: string }) => o.id)).toEqual(['w', 'g', 'f', 'm']);
+    expect(outcomes[1]).toMatchObject({ relevant: ['git__commit'], segment: 'power', metrics: { mrr: 1 } });
+    expect(outcomes[1].top[0]).toBe('git__commit');
   });
 });
 
