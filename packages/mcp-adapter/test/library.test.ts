@@ -80,7 +80,7 @@ describe('withToolSearch (library mode)', () => {
     expect(listed.tools.map((t) => t.name)).toEqual([...META_TOOLS.map((t) => t.name), 'mail__send_email']);
     expect(countToolListTokens(META_TOOLS)).toBeLessThan(600);
     for (const t of META_TOOLS) expect(t.annotations).toBeDefined();
-    expect(client.getInstructions()).toBeUndefined(); // the developer's server keeps its own instructions
+    expect(client.getInstructions()).toContain('search_tools {query}');
   });
 
   it('search -> load -> list_changed -> tools/list has the schema -> native call works', async () => {

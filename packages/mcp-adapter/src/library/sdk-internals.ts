@@ -15,7 +15,7 @@ export type RawHandler = (
 interface McpServerInternals {
   _registeredTools: Record<string, RegisteredTool>;
   setToolRequestHandlers(): void;
-  server: { _requestHandlers: Map<string, RawHandler> };
+  server: { _requestHandlers: Map<string, RawHandler>; _instructions?: string };
 }
 
 function internals(server: McpServer): McpServerInternals {
@@ -39,4 +39,10 @@ export function toolHandlers(server: McpServer): { list: RawHandler; call: RawHa
   const call = inner.server._requestHandlers.get('tools/call');
   if (!list || !call) throw new Error('toolsearch-mcp: McpServer has no tool handlers to wrap');
   return { list, call };
+}
+
+/** Adds lines to the server's `instructions` (sent at initialize; the SDK only takes them in the constructor). */
+export function appendInstructions(server: McpServer, text: string): void {
+  const inner = internals(server).server;
+  inner._instructions = inner._instructions ? `${inner._instructions}\n\n${text}` : text;
 }

@@ -14,9 +14,16 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Catalog, type EngineOptions } from '../catalog.js';
 import { AdapterError } from '../errors.js';
-import { isMetaTool, META_TOOLS, type MetaContext, type RequestExtra, runMetaTool } from '../meta-tools.js';
+import {
+  INSTRUCTIONS,
+  isMetaTool,
+  META_TOOLS,
+  type MetaContext,
+  type RequestExtra,
+  runMetaTool,
+} from '../meta-tools.js';
 import { SessionState } from '../session.js';
-import { type RawHandler, registeredTools, toolHandlers } from './sdk-internals.js';
+import { appendInstructions, type RawHandler, registeredTools, toolHandlers } from './sdk-internals.js';
 
 export interface WithToolSearchOptions {
   /** Tools that stay in tools/list for the whole session. TOOLSEARCH_ALWAYS_LOADED (comma-separated) adds to it. */
@@ -130,6 +137,7 @@ export async function withToolSearch(
     session.touch(name);
     return callHidden(original.call, managed.get(name), request, extra);
   });
+  appendInstructions(server, INSTRUCTIONS);
   return { catalog, session, refresh };
 }
 
