@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { AdapterError } from '../src/errors.js';
 import type { UpstreamConfig } from '../src/gateway/config.js';
 import { UpstreamManager, type UpstreamManagerOptions } from '../src/gateway/upstreams.js';
-import { fixtureServer, isAlive } from './fixtures/servers.js';
+import { fixtureServer, isAlive, waitFor } from './fixtures/servers.js';
 
 const SECRET = 'sk-live-7f3a9c1e5b';
 const dir = mkdtempSync(join(tmpdir(), 'toolsearch-faults-'));
@@ -143,6 +143,27 @@ describe('an upstream that crashes during a call', () => {
     expect(status.error).toBeUndefined();
     expect(status.pid).not.toBe(firstPid);
     expect(logs.filter((line) => line.includes('flaky: restarting'))).toHaveLength(2);
+  });
+
+  it('tells a slow tool from a hung server: a timed-out call is followed by a ping', async () => {
+    const { manager } = track([fixtureServer('frozen')]);
+    await manager.start();
+    const pid = statusOf(manager, 'frozen').pid!;
+
+    // A slow tool: the server still answers pings, so it stays ready.
+    await rejection(manager.call('frozen__hang', {}, { timeoutMs: 200 }), 'UPSTREAM_TIMEOUT');
+    expect(statusOf(manager, 'frozen').state).toBe('ready');
+
+    // A hung process: reported down in status and in the error, stopped, restarted on next use.
+    const err = await rejection(manager.call('frozen__freeze', {}, { timeoutMs: 200 }), 'UPSTREAM_TIMEOUT');
+    expect(err.message).toContain('not responding');
+    expect(statusOf(manager, 'frozen')).toMatchObject({ state: 'crashed' });
+    expect(statusOf(manager, 'frozen').error).toContain('not responding');
+    await waitFor(() => !isAlive(pid), 10_000, 'the hung process to be stopped');
+    expect(await manager.call('frozen__echo', { text: 'thawed' })).toMatchObject({
+      content: [{ text: 'thawed' }],
+    });
+    expect(statusOf(manager, 'frozen')).toMatchObject({ state: 'ready', restarts: 1 });
   });
 
   it('stops restarting after maxRestarts consecutive failures', async () => {

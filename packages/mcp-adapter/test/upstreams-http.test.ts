@@ -9,6 +9,7 @@ import { AdapterError } from '../src/errors.js';
 import { parseGatewayConfig } from '../src/gateway/config.js';
 import { UpstreamManager } from '../src/gateway/upstreams.js';
 import {
+  FIXTURE_TOOLS,
   fixtureServer,
   type HttpFixture,
   startEverythingHttp,
@@ -63,7 +64,11 @@ afterAll(async () => {
 
 describe('Streamable HTTP upstreams', () => {
   it('connects with the expanded bearer token and lists every page', () => {
-    expect(statusOf('remote')).toMatchObject({ state: 'ready', transport: 'http', toolCount: 17 });
+    expect(statusOf('remote')).toMatchObject({
+      state: 'ready',
+      transport: 'http',
+      toolCount: FIXTURE_TOOLS.length + 10,
+    });
     expect(statusOf('remote').pid).toBeUndefined();
     const names = manager
       .tools()

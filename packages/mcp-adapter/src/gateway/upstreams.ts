@@ -69,6 +69,8 @@ const CLIENT_INFO = { name: 'toolsearch-mcp', version: '0.1.0' };
 const MAX_BACKOFF_MS = 60_000;
 const MAX_LIST_PAGES = 1000;
 const STDERR_TAIL_LINES = 5;
+/** After a call times out, a ping must come back within this to count the upstream as alive. */
+const PROBE_TIMEOUT_MS = 2000;
 
 /** Loose schemas: results and tools are passed on exactly as received, unknown fields included. */
 const AnyResultSchema = z.looseObject({});
@@ -190,6 +192,9 @@ export class UpstreamManager {
       upstream.failures = 0;
       return result as CallToolResult;
     } catch (err) {
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout && !opts.signal?.aborted) {
+        await this.probe(upstream, client, generation);
+      }
       throw this.callError(err, upstream, generation, qualifiedName, timeoutMs, opts.signal);
     }
   }
@@ -219,6 +224,7 @@ export class UpstreamManager {
     const generation = ++u.generation;
     const name = u.config.name;
     u.stderrTail = [];
+    u.relistAgain = false;
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const transport = this.createTransport(u, generation);
     u.client = client;
@@ -232,7 +238,10 @@ export class UpstreamManager {
       }
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (u.generation === generation && u.state === 'ready') void this.relist(u, generation);
+      if (u.generation !== generation) return;
+      // Mid-start, the listing in progress may already be stale: list once more when ready.
+      if (u.state === 'ready') void this.relist(u, generation);
+      else u.relistAgain = true;
     });
 
     let timer: NodeJS.Timeout | undefined;
@@ -253,10 +262,11 @@ export class UpstreamManager {
       u.error = undefined;
       this.log(`${name}: ready, ${tools.length} tools`);
       this.emit(name);
+      if (u.relistAgain) void this.relist(u, generation);
     } catch (err) {
       if (u.generation !== generation || this.closed) return;
       // Let the last stderr lines of a process that died on startup arrive first.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
       this.markDown(u, 'failed', `failed to start: ${startFailure(err)}${this.stderrHint(u)}`);
     } finally {
       clearTimeout(timer);
@@ -447,7 +457,9 @@ export class UpstreamManager {
       });
     }
     if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-      return new AdapterError('UPSTREAM_TIMEOUT', `"${tool}" did not answer within ${timeoutMs} ms`, {
+      const hung =
+        u.state !== 'ready' ? `; upstream "${name}" is not responding and will be restarted on next use` : '';
+      return new AdapterError('UPSTREAM_TIMEOUT', `"${tool}" did not answer within ${timeoutMs} ms${hung}`, {
         ...details,
         timeoutMs,
       });
@@ -473,6 +485,25 @@ export class UpstreamManager {
     );
   }
 
+  /**
+   * A timed-out call may be one slow tool or a hung server. A ping tells them
+   * apart: a server that does not answer it is marked down (and stopped), so the
+   * overview shows it and its next use restarts it.
+   */
+  private async probe(u: Upstream, client: Client, generation: number): Promise<void> {
+    try {
+      await client.ping({ timeout: PROBE_TIMEOUT_MS });
+    } catch {
+      if (u.generation === generation && u.state === 'ready') {
+        this.markDown(
+          u,
+          'crashed',
+          `not responding: a call timed out and a ping got no answer within ${PROBE_TIMEOUT_MS} ms`,
+        );
+      }
+    }
+  }
+
   private markDown(u: Upstream, state: 'crashed' | 'failed', reason: string): void {
     u.state = state;
     u.error = this.redact(reason);
@@ -484,11 +515,15 @@ export class UpstreamManager {
   }
 
   private async disconnect(u: Upstream): Promise<void> {
-    const client = u.client;
+    const { client, transport } = u;
     u.client = undefined;
     u.transport = undefined;
     if (!client) return;
     u.generation++;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId && u.state === 'ready') {
+      // Free the session on the server; a server that is gone or slow must not hold up shutdown.
+      await Promise.race([transport.terminateSession().catch(() => {}), sleep(1000)]);
+    }
     await client.close().catch(() => {});
   }
 
@@ -528,4 +563,8 @@ function startFailure(err: unknown): string {
   // fetch() hides the network reason (ECONNREFUSED, ENOTFOUND) in `cause`.
   const cause = ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code;
   return cause ? `${(err as Error).message} (${cause})` : (err as Error).message;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
