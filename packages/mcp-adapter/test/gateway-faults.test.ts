@@ -86,6 +86,21 @@ describe('(4) gateway faults: one upstream down, the others keep answering', () 
     expect(textOf(await c.call('fx__echo', { text: 'after timeout' }))).toBe('after timeout');
   });
 
+  it('re-indexes an upstream after its list_changed, so new tools are searchable and loadable', async () => {
+    expect(gateway.catalog.has('fx__brand_new_reporting_tool')).toBe(false);
+    expect(
+      textOf(
+        await c.call('call_tool', { name: 'fx__add_tool', arguments: { name: 'brand_new_reporting_tool' } }),
+      ),
+    ).toContain('added');
+    await waitFor(() => gateway.catalog.has('fx__brand_new_reporting_tool'), 5000, 're-index');
+    expect(await c.text('search_tools', { query: 'brand new reporting tool' })).toContain(
+      'fx__brand_new_reporting_tool',
+    );
+    expect(await c.text('load_toolset', { tools: ['fx__brand_new_reporting_tool'] })).toContain('Loaded 1');
+    expect(textOf(await c.call('fx__brand_new_reporting_tool', {}))).toBe('ran brand_new_reporting_tool');
+  });
+
   it("passes a tool's own isError result through unchanged", async () => {
     const failed = await c.call('fx__fail', { message: 'nope' });
     expect(failed).toEqual({ content: [{ type: 'text', text: 'failed: nope' }], isError: true });

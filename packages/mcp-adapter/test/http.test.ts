@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gateway, type HttpHandle, META_TOOLS, serveHttp } from '../src/index.js';
+import { z } from 'zod';
+import { Gateway, type HttpHandle, META_TOOLS, serveHttp, withToolSearch } from '../src/index.js';
 import { fixtureServer, memoryServer } from './fixtures/servers.js';
 import { type TestClient, wrapClient } from './gateway-helpers.js';
 
@@ -145,6 +147,34 @@ describe('Streamable HTTP transport', () => {
     ).rejects.toMatchObject({
       code: 'INVALID_CONFIG',
     });
+  });
+
+  it('hosts library-mode servers too, one McpServer per session', async () => {
+    const http = await serveHttp({
+      port: 0,
+      log: () => {},
+      createServer: async () => {
+        const server = new McpServer({ name: 'dev', version: '1.0.0' });
+        server.registerTool(
+          'notes__add',
+          { description: 'Add a note', inputSchema: { text: z.string() } },
+          async ({ text }) => ({
+            content: [{ type: 'text', text: `noted ${text}` }],
+          }),
+        );
+        server.registerTool('notes__list', { description: 'List notes' }, async () => ({ content: [] }));
+        await withToolSearch(server, { engine: { embedding: false }, env: {} });
+        return server;
+      },
+    });
+    handles.push(http);
+    const a = await httpClient(http.url);
+    const b = await httpClient(http.url);
+    await a.call('load_toolset', { toolsets: ['notes'] });
+    await expect.poll(() => a.listChanged()).toBe(1);
+    expect(await a.names()).toEqual([...META, 'notes__add', 'notes__list']);
+    expect(await b.names()).toEqual(META);
+    expect(await a.text('notes__add', { text: 'hi' })).toBe('noted hi');
   });
 
   it('closes a session on DELETE', async () => {
