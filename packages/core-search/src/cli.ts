@@ -328,7 +328,10 @@ let lastProgress = '';
 /** Progress on stderr: one rewritten line on a terminal, a line per 10% step otherwise. */
 function progressLine(p: { phase: string; done: number; total: number }): void {
   if (process.stderr.isTTY) {
-    process.stderr.write(`\r${p.phase}: ${p.done}/${p.total}\u001b[K`);
+    // A 20-cell bar: embedding 10k tools takes seconds, a bare counter reads as a hang.
+    const filled = p.total === 0 ? 20 : Math.round((p.done / p.total) * 20);
+    const bar = `${'#'.repeat(filled)}${'-'.repeat(20 - filled)}`;
+    process.stderr.write(`\r${p.phase} [${bar}] ${p.done}/${p.total}\u001b[K`);
     progressShown = true;
     return;
   }
