@@ -69,7 +69,9 @@ export function renderOverview(
     total += t.toolCount;
     const bound = catalog.toolsOf(t.name).filter((n) => session.isBound(n)).length;
     const loaded = bound === 0 ? '' : bound === t.toolCount ? ', all loaded' : `, ${bound} loaded`;
-    lines.push(`- ${t.name} (${t.toolCount} tools${loaded}${health(status.get(t.name))}): ${t.description}`);
+    // A derived description repeats the count ("13 tools: a, b, ..."): we already say it.
+    const description = t.description.replace(/^\d+ tools?: /, '').slice(0, 100);
+    lines.push(`- ${t.name} (${t.toolCount} tools${loaded}${health(status.get(t.name))}): ${description}`);
     status.delete(t.name);
   }
   // Upstreams with no indexed tools (failed to start, disabled) are still worth reporting.
