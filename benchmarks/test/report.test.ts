@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderConsoleSummary } from '../src/report/console.js';
 import { shortSigned, signed } from '../src/report/format.js';
-import { findings, headlineTable, renderMarkdown, worstTable } from '../src/report/markdown.js';
+import { findings, headlineTable, renderMarkdown, whoNeedsWhat, worstTable } from '../src/report/markdown.js';
 import { COLOR_DOMAIN, deltaColor, renderHeatmap } from '../src/report/svg.js';
 import { SEGMENTS, sampleStudy } from './study-fixture.js';
 
@@ -77,6 +77,14 @@ describe('markdown report', () => {
     expect(table).toContain('*MiniSearch (BM25+, fuzzy, prefix)*');
     // header + rule + one row per config and baseline
     expect(headlineTable(d)).toHaveLength(2 + d.configs.length + d.baselines.length);
+  });
+
+  it('summarises the removals as strategy × segment, bold when high or critical', () => {
+    const table = whoNeedsWhat(d);
+    expect(table[0]).toBe('| strategy | new | power | overall |');
+    expect(table).toHaveLength(2 + 2); // header, rule, synonyms, fuzzy (the "only" row is not a removal)
+    expect(table[2]).toBe('| synonyms | **−0.120 critical** | −0.030 medium | **−0.075 high** |');
+    expect(table[3]).toContain('fuzzy †');
   });
 
   it('derives findings from the deltas, per segment', () => {

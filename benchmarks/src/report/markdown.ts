@@ -47,6 +47,14 @@ function datasetSection(d: DatasetResult): string[] {
         ? ''
         : ' Configurations marked † include the embedding strategy; their numbers are those of the engine without it.'),
     '',
+    '### Who needs which strategy',
+    '',
+    'ΔR@5 when the strategy is removed from all the others (negative: the segment needs it).',
+    '',
+    ...whoNeedsWhat(d),
+    '',
+    '### All configurations',
+    '',
     ...headlineTable(d),
     '',
     '### What the numbers say',
@@ -65,6 +73,26 @@ function datasetSection(d: DatasetResult): string[] {
 
 function rowLabel(c: ConfigResult): string {
   return c.label + (c.embeddingUnavailable ? ' †' : '');
+}
+
+/** The "without X" rows alone, as strategy × segment: the short answer to "which strategy matters for whom". */
+export function whoNeedsWhat(d: DatasetResult): string[] {
+  const lines = [
+    `| strategy | ${d.segments.join(' | ')} |`,
+    `| --- | ${d.segments.map(() => '---').join(' | ')} |`,
+  ];
+  for (const config of d.configs.filter((c) => c.kind === 'minus')) {
+    const cells = d.segments.map((segment) => {
+      const delta = config.delta?.[segment];
+      if (delta === undefined) return '';
+      const text = `${signed(delta.r5)} ${delta.impact}`;
+      return delta.impact === 'critical' || delta.impact === 'high' ? `**${text}**` : text;
+    });
+    lines.push(
+      `| ${[`${config.strategy ?? config.id}${config.embeddingUnavailable ? ' †' : ''}`, ...cells].map(cell).join(' | ')} |`,
+    );
+  }
+  return lines;
 }
 
 export function headlineTable(d: DatasetResult): string[] {
