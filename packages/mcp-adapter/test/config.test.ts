@@ -107,6 +107,9 @@ describe('parseGatewayConfig', () => {
       url: 'http://127.0.0.1:8080/mcp',
       headers: { Authorization: 'Bearer secret42' },
     });
+    // Substituted values are remembered for redaction; defaults are not secrets.
+    expect(config.upstreams[0]?.secrets).toEqual(['/home/ada', 'secret42']);
+    expect(config.upstreams[1]?.secrets).toEqual(['secret42']);
   });
 
   it('accepts the type field other clients write', () => {
@@ -224,6 +227,21 @@ describe('redactSecrets', () => {
     expect(out).not.toContain('key-777888');
     expect(out).toContain('format=json');
     expect(out).toContain('mcp.example.com');
+  });
+
+  it('hides values that ${VAR} substituted into args', () => {
+    const config = parseGatewayConfig(
+      {
+        mcpServers: {
+          cli: { command: 'srv', args: ['--api-key', '${KEY}'], env: { WRAPPED: 'x-${KEY}-y' } },
+        },
+      },
+      'mcp.json',
+      { KEY: 'raw-key-5566' },
+    );
+    expect(redactSecrets('started with --api-key raw-key-5566', config.upstreams)).toBe(
+      `started with --api-key ${REDACTED}`,
+    );
   });
 
   it('leaves values shorter than 4 characters alone but hides longer ones', () => {

@@ -21,6 +21,12 @@ export interface UpstreamConfig {
   url?: string;
   headers?: Record<string, string>;
   disabled?: boolean;
+  /**
+   * Values substituted from `${VAR}` anywhere in this server's config. They are
+   * often tokens (`--api-key ${KEY}`, `Bearer ${KEY}`), so redaction hides them
+   * wherever they appear, like env and header values.
+   */
+  secrets?: string[];
 }
 
 export interface GatewayConfig {
@@ -105,8 +111,9 @@ function parseServer(name: string, raw: unknown, env: Env, fail: Fail): Upstream
   }
   if (!isPlainObject(raw)) bad('', 'must be an object with "command" or "url"');
   const server = raw as Record<string, unknown>;
+  const substituted = new Set<string>();
   const expand = (value: string, field: string) =>
-    expandVars(value, env, (v) => bad(field, `uses \${${v}}, which is not set`));
+    expandVars(value, env, (v) => bad(field, `uses \${${v}}, which is not set`), substituted);
 
   const config: UpstreamConfig = { name };
   if (server.disabled !== undefined) {
@@ -165,6 +172,7 @@ function parseServer(name: string, raw: unknown, env: Env, fail: Fail): Upstream
       if (server[field] !== undefined) bad(field, 'only applies to stdio servers (this one has "url")');
     }
   }
+  if (substituted.size > 0) config.secrets = [...substituted];
   return config;
 }
 
@@ -211,12 +219,20 @@ function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams
 }
 
 /** `${VAR}` and `${VAR:-default}`, as in Claude Code and Cursor configs. */
-function expandVars(value: string, env: Env, missing: (name: string) => never): string {
+function expandVars(
+  value: string,
+  env: Env,
+  missing: (name: string) => never,
+  substituted: Set<string>,
+): string {
   return value.replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
     (_, name: string, fallback?: string) => {
       const found = env[name];
-      if (found !== undefined && found !== '') return found;
+      if (found !== undefined && found !== '') {
+        substituted.add(found);
+        return found;
+      }
       if (fallback !== undefined) return fallback;
       if (found !== undefined) return found;
       return missing(name);

@@ -13,7 +13,10 @@ const MIN_SECRET_LENGTH = 4;
 /** Query parameters whose names say they carry a credential. */
 const SECRET_PARAM = /token|key|secret|pass|auth|sig|credential/i;
 
-/** Replaces every env / header value (length >= 4) of any upstream by "***". */
+/**
+ * Replaces every env / header value (length >= 4) of any upstream by "***", and
+ * every value `${VAR}` put into the config (UpstreamConfig.secrets).
+ */
 export function redactSecrets(text: string, configs: readonly UpstreamConfig[]): string {
   let out = text;
   for (const secret of secretValues(configs)) out = out.split(secret).join(REDACTED);
@@ -37,6 +40,7 @@ export function secretValues(configs: readonly UpstreamConfig[]): string[] {
       const credential = /^\s*\S+\s+(\S+)\s*$/.exec(value)?.[1];
       if (credential) add(credential);
     }
+    for (const value of config.secrets ?? []) add(value);
     if (config.url) addUrlSecrets(config.url, add);
   }
   return [...found].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));

@@ -69,6 +69,8 @@ const CLIENT_INFO = { name: 'toolsearch-mcp', version: '0.1.0' };
 const MAX_BACKOFF_MS = 60_000;
 const MAX_LIST_PAGES = 1000;
 const STDERR_TAIL_LINES = 5;
+/** Upstream stderr lines are cut here: some servers dump whole payloads into their logs. */
+const MAX_LOG_LINE = 2000;
 /** After a call times out, a ping must come back within this to count the upstream as alive. */
 const PROBE_TIMEOUT_MS = 2000;
 
@@ -305,7 +307,7 @@ export class UpstreamManager {
 
   private stderrLine(u: Upstream, generation: number, line: string): void {
     if (line.trim() === '' || u.generation !== generation) return;
-    const clean = this.redact(line);
+    const clean = this.redact(line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}...` : line);
     u.stderrTail.push(clean);
     if (u.stderrTail.length > STDERR_TAIL_LINES) u.stderrTail.shift();
     this.writeLog(`[${u.config.name}] ${clean}`);
