@@ -110,7 +110,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
         sessions.set(id, { transport, server });
       },
     });
+    let closed = false;
     transport.onclose = () => {
+      // server.close() closes the transport again: run once.
+      if (closed) return;
+      closed = true;
       if (transport.sessionId) sessions.delete(transport.sessionId);
       server.close().catch(() => {});
     };
