@@ -188,6 +188,21 @@ describe('an upstream that crashes during a call', () => {
   });
 });
 
+describe('list_changed during startup', () => {
+  it('is not lost: the tool added while the client was listing shows up', async () => {
+    const { manager } = track([
+      fixtureServer('early', ['--add-during-list', 'early_bird', '--page-size', '3']),
+    ]);
+    await manager.start();
+    await waitFor(
+      () => manager.tools().some((t) => t.qualifiedName === 'early__early_bird'),
+      5000,
+      'the tool added during startup',
+    );
+    expect(manager.tools().filter((t) => t.name === 'early_bird')).toHaveLength(1);
+  });
+});
+
 describe('secrets and output', () => {
   it('redacts env values from upstream stderr in logs and writes nothing to stdout', async () => {
     const write = vi.spyOn(process.stdout, 'write');
