@@ -228,6 +228,16 @@ export async function unknownTools(ctx: { backend: MetaBackend }, wanted: string
 }
 
 async function unknownToolsets(ctx: MetaContext, wanted: string[]): Promise<never> {
+  // A configured upstream that never came up is not a typo: say what happened to it.
+  const down = (ctx.backend.status?.() ?? []).filter((s) => wanted.includes(s.name));
+  if (down.length > 0)
+    throw new AdapterError(
+      'UPSTREAM_DOWN',
+      down
+        .map((s) => `toolset "${s.name}" has no tools: upstream ${s.state}${s.error ? ` (${s.error})` : ''}`)
+        .join('; '),
+      { names: down.map((s) => s.name) },
+    );
   const parts = await Promise.all(
     wanted.map(async (name) =>
       didYouMean(`no toolset "${name}"`, await ctx.backend.catalog.suggestToolsets(name)),

@@ -46,6 +46,10 @@ describe('(4) gateway faults: one upstream down, the others keep answering', () 
     expect(overview).toMatch(/- broken \(0 tools, upstream failed/);
     expect(overview).not.toContain(SECRET);
     expect(overview).toMatch(/- memory \(9 tools\)/);
+    const load = await c.call('load_toolset', { toolsets: ['broken'] });
+    expect(code(load)).toBe('UPSTREAM_DOWN');
+    expect(textOf(load)).toMatch(/toolset "broken" has no tools: upstream failed/);
+    expect(textOf(load)).not.toContain(SECRET);
   });
 
   it('an upstream killed mid-session is reported while the others answer, and restarts on next use', async () => {
