@@ -25,6 +25,7 @@ import {
 import { errorResult } from '../render.js';
 import { SessionState } from '../session.js';
 import type { GatewayConfig } from './config.js';
+import { redactSecrets } from './redact.js';
 import { UpstreamManager, type UpstreamManagerOptions } from './upstreams.js';
 
 export interface GatewayOptions {
@@ -52,7 +53,8 @@ export class Gateway {
   private constructor(options: GatewayOptions) {
     this.options = options;
     this.config = options.config;
-    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    const write = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    this.log = (line) => write(redactSecrets(line, this.config.upstreams));
     this.catalog = new Catalog({ ...(options.engine ? { engine: options.engine } : {}), log: this.log });
     this.upstreams = new UpstreamManager(this.config.upstreams, {
       ...options.upstreams,
