@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { applyMap, DEFAULT_ADAPT, learnMap, trainingPairs } from './model/adapt.js';
 import { readGlove } from './model/glove.js';
 import { buildStaticEmbeddingOnnx } from './model/onnx-graph.js';
 import { firstPrincipalDirection, projectOut, quantizeRow, sifWeight, zipfProbability } from './model/sif.js';
@@ -40,12 +41,16 @@ const { values } = parseArgs({
     'no-pc': { type: 'boolean', default: false },
     'extra-vocab': { type: 'string', multiple: true, default: [] },
     'extra-min-count': { type: 'string', default: '2' },
+    adapt: { type: 'string', multiple: true, default: [] },
+    'adapt-epochs': { type: 'string', default: String(DEFAULT_ADAPT.epochs) },
   },
 });
 const topWords = Number(values.words);
 const removePc = !values['no-pc'];
 const extraFiles = values['extra-vocab'] ?? [];
 const extraMinCount = Number(values['extra-min-count']);
+const adaptFiles = values.adapt ?? [];
+const adaptOptions = { ...DEFAULT_ADAPT, epochs: Number(values['adapt-epochs']) };
 const outDir = values.out!;
 const name = basename(outDir);
 
@@ -79,6 +84,18 @@ const rows = words.map((word) => {
 if (removePc) {
   const direction = firstPrincipalDirection(rows.slice(0, PC_ROWS), dims);
   for (const row of rows) projectOut(row, direction);
+}
+
+let adaptedPairs = 0;
+if (adaptFiles.length > 0) {
+  const rowOf = new Map(words.map((word, i) => [word, rows[i]!]));
+  const pairs = trainingPairs(adaptFiles, rowOf, dims);
+  adaptedPairs = pairs.length;
+  console.error(`adapt: ${pairs.length} (query, tool) pairs from ${adaptFiles.join(', ')}`);
+  const W = learnMap(pairs, dims, adaptOptions, (line) => console.error(line));
+  rows.forEach((row, i) => {
+    rows[i] = applyMap(W, row);
+  });
 }
 
 const vocabSize = SPECIAL_TOKENS.length + words.length;
@@ -123,6 +140,8 @@ const command = [
   ...(removePc ? [] : ['--no-pc']),
   ...extraFiles.map((file) => `--extra-vocab ${file}`),
   ...(extraFiles.length > 0 ? [`--extra-min-count ${extraMinCount}`] : []),
+  ...adaptFiles.map((file) => `--adapt ${file}`),
+  ...(adaptFiles.length > 0 ? [`--adapt-epochs ${adaptOptions.epochs}`] : []),
 ].join(' ');
 const extraSources = extraFiles.map((file) => {
   const meta = JSON.parse(readFileSync(file, 'utf8')) as { source?: string; license?: string };
@@ -147,6 +166,11 @@ transformers.js' feature-extraction pipeline).
   words only (an unknown word becomes [UNK], a zero row).
 - Row weights: SIF a/(a+p(w)), a=${SIF_A}, p(w) from the Zipf rank among all ${glove.words.length} GloVe words.
 - First principal component: ${removePc ? `computed on the ${PC_ROWS} most frequent weighted rows and projected out of every row` : 'kept (--no-pc)'}.
+- Adaptation to tool retrieval: ${
+    adaptFiles.length > 0
+      ? `one linear map W (${dims}x${dims}, from the identity) applied to every row, learnt on ${adaptedPairs} (query, relevant tool) pairs of ${adaptFiles.map((f) => basename(f)).join(' + ')}\n  (in-batch softmax over cosines, temperature ${adaptOptions.temperature}, Adam lr ${adaptOptions.learningRate}, batch ${adaptOptions.batchSize}, ${adaptOptions.epochs} epochs, pull to identity ${adaptOptions.identityPull}); evaluate on other datasets.`
+      : 'none.'
+  }
 - onnx/model_quantized.onnx: int8 table + per-row fp32 scale (Gather, Cast, Mul, masked), opset 13.
 - Command (from the repository root): \`${command}\`
 - sha256 of every file: CHECKSUMS.
