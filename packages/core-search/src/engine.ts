@@ -18,6 +18,7 @@ import type { IndexedDoc, Retriever } from './retriever.js';
 import type { EmbeddingOptions, RetrieverContext, RetrieverFactory } from './retrievers/context.js';
 import { DEFAULT_RETRIEVERS } from './retrievers/index.js';
 import { buildSynonymMap, expandTerms } from './retrievers/synonym-map.js';
+import { Vocabulary } from './retrievers/vocabulary.js';
 import { deserializeIndex, type SerializedDoc, serializeIndex } from './serialize.js';
 import type {
   Degraded,
@@ -92,6 +93,7 @@ export class ToolSearch {
       corpus: this.corpus,
       docs: this.docs,
       synonyms: this.synonyms,
+      vocabulary: new Vocabulary(this.corpus),
       // Switched off engine-wide = never loaded; the engine's progress callback reports embedding too.
       embedding:
         options.embedding === false || this.disabled.has('embedding')

@@ -1,11 +1,27 @@
 import { normalizeText } from './normalize.js';
 import { stem } from './stem.js';
 import { STOP_WORDS } from './stopwords.js';
-import { tokenize } from './tokenize.js';
+import { RAW_TOKEN, tokenize, tokenWords } from './tokenize.js';
 
 /** Surface words of a text: normalised, identifiers split, stop words removed, not stemmed. */
 export function analyzeWords(text: string, maxChars?: number): string[] {
   return tokenize(normalizeText(text, maxChars)).filter((word) => !STOP_WORDS.has(word));
+}
+
+/** Raw token -> analysed terms; one lookup per token is what makes indexing 10k tools fast. */
+const termCache = new Map<string, readonly string[]>();
+const MAX_CACHE = 200_000;
+
+function tokenTerms(token: string): readonly string[] {
+  let terms = termCache.get(token);
+  if (terms === undefined) {
+    terms = tokenWords(token)
+      .filter((word) => !STOP_WORDS.has(word))
+      .map(stem);
+    if (termCache.size >= MAX_CACHE) termCache.clear();
+    termCache.set(token, terms);
+  }
+  return terms;
 }
 
 /**
@@ -13,5 +29,9 @@ export function analyzeWords(text: string, maxChars?: number): string[] {
  * splitting, stop-word removal, Porter2 stemming. Same text in, same terms out.
  */
 export function analyze(text: string, maxChars?: number): string[] {
-  return analyzeWords(text, maxChars).map(stem);
+  const terms: string[] = [];
+  for (const match of normalizeText(text, maxChars).matchAll(RAW_TOKEN)) {
+    for (const term of tokenTerms(match[0])) terms.push(term);
+  }
+  return terms;
 }

@@ -2,6 +2,7 @@ import type { Corpus } from '../corpus.js';
 import type { EmbeddingOptions } from '../embedding/types.js';
 import type { IndexedDoc, Retriever } from '../retriever.js';
 import type { SynonymMap } from './synonym-map.js';
+import type { Vocabulary } from './vocabulary.js';
 
 /**
  * What the engine hands every retriever factory: the shared corpus index (maintained by
@@ -11,6 +12,8 @@ export interface RetrieverContext {
   readonly corpus: Corpus;
   readonly docs: ReadonlyMap<number, IndexedDoc>;
   readonly synonyms: SynonymMap;
+  /** The corpus vocabulary, sorted and length-bucketed (typo and prefix matching). */
+  readonly vocabulary: Vocabulary;
   /** The engine's `embedding` option, for the embedding retriever's factory. */
   readonly embedding: EmbeddingOptions | false | undefined;
 }

@@ -1,0 +1,58 @@
+import { distance } from 'fastest-levenshtein';
+import { uniqueTerms, type WeightedTerm } from '../corpus.js';
+import { DEFAULTS } from '../defaults.js';
+import type { AnalyzedQuery, Retriever } from '../retriever.js';
+import type { RetrieverContext } from './context.js';
+import { topK } from './top-k.js';
+
+/** Allowed edits grow with word length: "calender" may be 1 edit off, "pr" none. */
+export function maxEdits(word: string): number {
+  const { minWordLength, longWordLength } = DEFAULTS.fuzzy;
+  if (word.length < minWordLength) return 0;
+  return word.length < longWordLength ? 1 : 2;
+}
+
+/** Terms a word known this often in the corpus is taken as correctly spelled. */
+const KNOWN_DF = 3;
+/** Nearest terms kept per misspelled word. */
+const MAX_NEIGHBOURS = 8;
+
+/**
+ * `fuzzy`: typo-tolerant BM25F. Each query word not already common in the corpus is
+ * replaced by the vocabulary terms within its edit budget (Levenshtein, via a
+ * length + letter-set candidate filter), each weighted by how close it is. A query
+ * with no misspelling gets no opinion instead of a copy of the keyword ranking.
+ */
+export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): Retriever {
+  return {
+    name: 'fuzzy',
+    add() {},
+    remove() {},
+    retrieve(query: AnalyzedQuery, limit, accept) {
+      const terms: WeightedTerm[] = [];
+      const matched: string[] = [];
+      query.terms.forEach((term, i) => {
+        const word = query.words[i] ?? term;
+        if (corpus.df(term) > 0) terms.push({ term, weight: 1 });
+        if (corpus.df(term) >= KNOWN_DF) return;
+        const edits = maxEdits(word);
+        if (edits === 0) return;
+        const near: { term: string; d: number }[] = [];
+        for (const candidate of vocabulary.candidates(word, edits)) {
+          if (candidate === term) continue;
+          const d = Math.min(distance(word, candidate), distance(term, candidate));
+          if (d <= edits) near.push({ term: candidate, d });
+        }
+        near.sort((a, b) => a.d - b.d || corpus.df(b.term) - corpus.df(a.term) || (a.term < b.term ? -1 : 1));
+        for (const { term: neighbour, d } of near.slice(0, MAX_NEIGHBOURS)) {
+          terms.push({ term: neighbour, weight: 1 - d / word.length });
+          matched.push(neighbour);
+        }
+      });
+      if (matched.length === 0) return [];
+      const hits = topK(corpus.bm25f(uniqueTerms(terms), accept), limit);
+      for (const hit of hits) hit.matched = matched;
+      return hits;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { uniqueTerms, type WeightedTerm } from '../corpus.js';
+import { DEFAULTS } from '../defaults.js';
+import type { AnalyzedQuery, Retriever } from '../retriever.js';
+import type { RetrieverContext } from './context.js';
+import { topK } from './top-k.js';
+
+/**
+ * `prefix`: partial words. Each query word of at least minPrefixLength letters also
+ * matches the vocabulary terms it begins ("screen" -> "screenshot", "calend" ->
+ * "calendar", "git" -> "github"); a completion weighs the share of it that was typed.
+ * Completions only: with none, no opinion.
+ */
+export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext): Retriever {
+  const { minPrefixLength, maxExpansions } = DEFAULTS.prefix;
+  return {
+    name: 'prefix',
+    add() {},
+    remove() {},
+    retrieve(query: AnalyzedQuery, limit, accept) {
+      const terms: WeightedTerm[] = [];
+      const matched: string[] = [];
+      query.terms.forEach((term, i) => {
+        terms.push({ term, weight: 1 });
+        const word = query.words[i] ?? term;
+        if (word.length < minPrefixLength) return;
+        const completions = new Set([
+          ...vocabulary.completions(word, maxExpansions),
+          ...vocabulary.completions(term, maxExpansions),
+        ]);
+        completions.delete(term);
+        const shortestFirst = [...completions].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+        for (const completion of shortestFirst.slice(0, maxExpansions)) {
+          terms.push({ term: completion, weight: Math.max(0.3, term.length / completion.length) });
+          matched.push(completion);
+        }
+      });
+      if (matched.length === 0) return [];
+      const hits = topK(corpus.bm25f(uniqueTerms(terms), accept), limit);
+      for (const hit of hits) hit.matched = matched;
+      return hits;
+    },
+  };
+}
