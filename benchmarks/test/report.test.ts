@@ -93,6 +93,18 @@ describe('markdown report', () => {
     expect(text).toMatch(/\*\*power\*\*.*removing fuzzy \+0\.060 \*raises\* R@5/);
     expect(text).toContain('MiniSearch gets 0.500 (−0.300)');
     expect(text).toContain('Never ran on any query when alone: exact');
+    expect(text).toContain('smallest segment here has 10 queries: 0.100');
+    expect(text).not.toContain('better than all strategies together');
+  });
+
+  it('says when a single strategy beats all of them together', () => {
+    const study = sampleStudy();
+    const dataset = study.datasets[0]!;
+    dataset.configs.find((c) => c.id === 'only-exact')!.metrics.power!.r5 = 0.95;
+    const text = findings(dataset).join('\n');
+    expect(text).toMatch(
+      /\*\*power\*\*.*best single strategy is exact \(R@5 0\.950\), \*\*better than all strategies together\*\* \(\+0\.050\)/,
+    );
   });
 
   it('lists the worst queries with the first relevant rank and what ranked first', () => {

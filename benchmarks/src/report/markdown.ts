@@ -4,6 +4,8 @@
  * numbers say, the full metrics per segment, and the worst queries under
  * "all strategies" with what ranked first instead.
  */
+
+import { IMPACT_THRESHOLDS } from '../impact.js';
 import type { ConfigResult, DatasetResult, QueryFailure, StudyResult } from '../results.js';
 import { cell, metric, ms, signed, truncate } from './format.js';
 
@@ -120,7 +122,15 @@ export function headlineTable(d: DatasetResult): string[] {
 
 /** Sentences derived from the deltas: which removals cost recall per segment, and the baseline comparison. */
 export function findings(d: DatasetResult): string[] {
-  const lines: string[] = [];
+  const counts = d.segments
+    .map((segment) => d.configs[0]?.metrics[segment]?.queries ?? 0)
+    .filter((n) => n > 0);
+  const smallest = Math.min(...counts);
+  const lines: string[] = [
+    `One query moves a segment's R@5 by up to 1/n (the smallest segment here has ${smallest} queries: ` +
+      `${(1 / smallest).toFixed(3)}), so read "low" deltas as noise.`,
+    '',
+  ];
   const minus = d.configs.filter((c) => c.kind === 'minus');
   for (const segment of d.segments) {
     const hurt = minus
@@ -141,10 +151,14 @@ export function findings(d: DatasetResult): string[] {
     sentence +=
       needed.length > 0
         ? `removing ${needed.join(', ')} costs recall`
-        : 'no single strategy costs more than the "medium" threshold when removed';
+        : `removing any single strategy costs less than ${IMPACT_THRESHOLDS.medium} R@5`;
     if (harmful.length > 0)
       sentence += `; removing ${harmful.join(', ')} *raises* R@5 (the strategy hurts here)`;
-    if (alone) sentence += `; the best single strategy is ${alone.c.strategy} (R@5 ${metric(alone.r5)})`;
+    if (alone) {
+      sentence += `; the best single strategy is ${alone.c.strategy} (R@5 ${metric(alone.r5)})`;
+      if (all && alone.r5 > all.r5)
+        sentence += `, **better than all strategies together** (${signed(alone.r5 - all.r5)})`;
+    }
     const baseline = d.baselines[0]?.metrics[segment];
     if (baseline && all)
       sentence += `; MiniSearch gets ${metric(baseline.r5)} (${signed(baseline.r5 - all.r5)})`;
