@@ -96,7 +96,8 @@ export interface DatasetResult {
   configs: ConfigResult[];
   baselines: ConfigResult[];
   worst: Record<string, QueryFailure[]>;
-  timingsMs: { index: number; ready: number; quality: number; latency: number };
+  /** Wall time of each phase: index (construction + ready), quality and latency over all configs, the baseline (both). */
+  timingsMs: { index: number; ready: number; quality: number; latency: number; baseline: number };
 }
 
 export interface RunMeta {

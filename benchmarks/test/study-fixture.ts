@@ -117,7 +117,7 @@ export function sampleStudy(): StudyResult {
           power: [],
           overall: [],
         },
-        timingsMs: { index: 1, ready: 0, quality: 1, latency: 1 },
+        timingsMs: { index: 1, ready: 0, quality: 1, latency: 1, baseline: 1 },
       },
     ],
     skipped: [],
