@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { renderConsoleSummary } from '../src/report/console.js';
 import { shortSigned, signed } from '../src/report/format.js';
-import { findings, headlineTable, renderMarkdown, whoNeedsWhat, worstTable } from '../src/report/markdown.js';
+import {
+  acrossDatasets,
+  findings,
+  headlineTable,
+  renderMarkdown,
+  whoNeedsWhat,
+  worstTable,
+} from '../src/report/markdown.js';
 import { COLOR_DOMAIN, deltaColor, renderHeatmap } from '../src/report/svg.js';
 import { SEGMENTS, sampleStudy } from './study-fixture.js';
 
@@ -130,6 +137,15 @@ describe('markdown report', () => {
     expect(md).toContain('Test CPU (2 cores, linux-x64), Node v20.0.0; wall time 12.3 s');
     expect(md).toContain('[ablation.svg](ablation.svg)');
     expect(md).toContain('#### new');
+  });
+
+  it('compares datasets side by side when there are several', () => {
+    const other = { ...sampleStudy().datasets[0]!, name: 'other', queries: 7 };
+    const table = acrossDatasets([d, other]);
+    expect(table[2]).toBe('| configuration | sample (20 q) | other (7 q) |');
+    expect(table).toContain('| without synonyms | 0.775 (−0.075) | 0.775 (−0.075) |');
+    expect(table).toContain('| all strategies | 0.850 | 0.850 |');
+    expect(renderMarkdown(study, 'a.svg')).not.toContain('Across datasets');
   });
 
   it('is a pure function: the same study gives the same text', () => {

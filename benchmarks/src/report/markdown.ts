@@ -29,8 +29,31 @@ export function renderMarkdown(study: StudyResult, svgFile: string): string {
   ];
   for (const skipped of study.skipped) lines.push(`- skipped \`${skipped.file}\`: ${skipped.reason}`);
   if (study.skipped.length > 0) lines.push('');
+  if (study.datasets.length > 1) lines.push(...acrossDatasets(study.datasets));
   for (const dataset of study.datasets) lines.push(...datasetSection(dataset));
   return lines.join('\n');
+}
+
+/** Overall R@5 and its delta per dataset, one column each: the heat map in numbers. */
+export function acrossDatasets(datasets: readonly DatasetResult[]): string[] {
+  const first = datasets[0]!;
+  const lines = [
+    '## Across datasets (overall R@5, ΔR@5 vs all strategies)',
+    '',
+    `| configuration | ${datasets.map((d) => `${d.name} (${d.queries} q)`).join(' | ')} |`,
+    `| --- | ${datasets.map(() => '---:').join(' | ')} |`,
+  ];
+  for (const config of [...first.configs, ...first.baselines]) {
+    const cells = datasets.map((d) => {
+      const mine = [...d.configs, ...d.baselines].find((c) => c.id === config.id);
+      const r5 = mine?.metrics.overall?.r5;
+      const delta = mine?.delta?.overall;
+      return r5 === undefined ? '–' : delta ? `${metric(r5)} (${signed(delta.r5)})` : metric(r5);
+    });
+    lines.push(`| ${[config.label, ...cells].map(cell).join(' | ')} |`);
+  }
+  lines.push('');
+  return lines;
 }
 
 function datasetSection(d: DatasetResult): string[] {
