@@ -75,7 +75,7 @@ if (extraFiles.length > 0) {
 const words = [...chosen, ...extra];
 
 const dims = glove.dims;
-const rows = words.map((word) => {
+const rows: Float64Array[] = words.map((word) => {
   const row = Float64Array.from(glove.vectors.get(word)!);
   const weight = sifWeight(zipfProbability(rankOf.get(word)!, glove.words.length), SIF_A);
   for (let i = 0; i < dims; i++) row[i]! *= weight;
@@ -143,6 +143,9 @@ const command = [
   ...adaptFiles.map((file) => `--adapt ${file}`),
   ...(adaptFiles.length > 0 ? [`--adapt-epochs ${adaptOptions.epochs}`] : []),
 ].join(' ');
+function datasetLicence(file: string): string {
+  return (JSON.parse(readFileSync(file, 'utf8')) as { license?: string }).license ?? '?';
+}
 const extraSources = extraFiles.map((file) => {
   const meta = JSON.parse(readFileSync(file, 'utf8')) as { source?: string; license?: string };
   return `  - ${basename(file)}: tool names + descriptions only (no queries); source ${meta.source ?? '?'}; licence ${meta.license ?? '?'}`;
@@ -168,7 +171,7 @@ transformers.js' feature-extraction pipeline).
 - First principal component: ${removePc ? `computed on the ${PC_ROWS} most frequent weighted rows and projected out of every row` : 'kept (--no-pc)'}.
 - Adaptation to tool retrieval: ${
     adaptFiles.length > 0
-      ? `one linear map W (${dims}x${dims}, from the identity) applied to every row, learnt on ${adaptedPairs} (query, relevant tool) pairs of ${adaptFiles.map((f) => basename(f)).join(' + ')}\n  (in-batch softmax over cosines, temperature ${adaptOptions.temperature}, Adam lr ${adaptOptions.learningRate}, batch ${adaptOptions.batchSize}, ${adaptOptions.epochs} epochs, pull to identity ${adaptOptions.identityPull}); evaluate on other datasets.`
+      ? `one linear map W (${dims}x${dims}, from the identity) applied to every row, learnt on ${adaptedPairs} (query, relevant tool) pairs of ${adaptFiles.map((f) => `${basename(f)} (licence ${datasetLicence(f)})`).join(' + ')}\n  (in-batch softmax over cosines, temperature ${adaptOptions.temperature}, Adam lr ${adaptOptions.learningRate}, batch ${adaptOptions.batchSize}, ${adaptOptions.epochs} epochs, pull to identity ${adaptOptions.identityPull}); evaluate on other datasets.`
       : 'none.'
   }
 - onnx/model_quantized.onnx: int8 table + per-row fp32 scale (Gather, Cast, Mul, masked), opset 13.
