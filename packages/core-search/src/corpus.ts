@@ -1,5 +1,8 @@
 import { DEFAULTS, FIELD_NAMES, type FieldName } from './defaults.js';
 import type { IndexedDoc } from './retriever.js';
+import { Scores } from './retrievers/top-k.js';
+
+const FIELDS = FIELD_NAMES.length;
 
 /**
  * Per-field term frequencies of one term in one document, packed into one number:
@@ -21,27 +24,38 @@ export interface WeightedTerm {
 
 /**
  * The shared inverted index: term -> document -> per-field term frequency, with field
- * lengths. Several strategies score from it (BM25F keyword, TF-IDF, synonym and prefix
- * expansion), so it is built once per add() instead of once per strategy. Adding and
- * removing documents is incremental; nothing is ever rebuilt wholesale.
+ * lengths. Several strategies score from it (BM25F keyword, TF-IDF, synonym, typo and
+ * prefix expansion), so it is built once per add() instead of once per strategy.
+ * Adding and removing documents is incremental; nothing is ever rebuilt wholesale.
  */
 export class Corpus {
   readonly postings = new Map<string, Map<number, number>>();
-  readonly fieldLengths = new Map<number, Float32Array>();
-  private readonly totalLengths = new Float64Array(FIELD_NAMES.length);
+  /** Field lengths by id * FIELDS + field; ids are dense insertion numbers. */
+  private lengths = new Float64Array(FIELDS * 64);
+  private readonly totalLengths = new Float64Array(FIELDS);
+  private count = 0;
+  private capacity = 64;
   /** Bumped on every change so derived structures (vocabulary, norms) know to refresh. */
   version = 0;
+  /** BM25F length normalisation per id * FIELDS + field, valid for `normsVersion`. */
+  private norms = new Float64Array(0);
+  private normsVersion = -1;
 
   get size(): number {
-    return this.fieldLengths.size;
+    return this.count;
+  }
+
+  /** One past the largest id ever indexed: the size dense per-id arrays need. */
+  get idCapacity(): number {
+    return this.capacity;
   }
 
   add(docs: readonly IndexedDoc[]): void {
     for (const doc of docs) {
-      const lengths = new Float32Array(FIELD_NAMES.length);
+      this.ensureCapacity(doc.id + 1);
       FIELD_NAMES.forEach((field, f) => {
         const terms = doc.fields[field];
-        lengths[f] = terms.length;
+        this.lengths[doc.id * FIELDS + f] = terms.length;
         this.totalLengths[f]! += terms.length;
         for (const term of terms) {
           let byDoc = this.postings.get(term);
@@ -53,17 +67,16 @@ export class Corpus {
           if (fieldCount(packed, f) < 255) byDoc.set(doc.id, packed + FIELD_BASE[f]!);
         }
       });
-      this.fieldLengths.set(doc.id, lengths);
+      this.count++;
     }
     this.version++;
   }
 
   remove(docs: readonly IndexedDoc[]): void {
     for (const doc of docs) {
-      const lengths = this.fieldLengths.get(doc.id);
-      if (!lengths) continue;
       FIELD_NAMES.forEach((field, f) => {
-        this.totalLengths[f]! -= lengths[f]!;
+        this.totalLengths[f]! -= this.lengths[doc.id * FIELDS + f]!;
+        this.lengths[doc.id * FIELDS + f] = 0;
         for (const term of doc.fields[field]) {
           const byDoc = this.postings.get(term);
           if (!byDoc) continue;
@@ -71,9 +84,17 @@ export class Corpus {
           if (byDoc.size === 0) this.postings.delete(term);
         }
       });
-      this.fieldLengths.delete(doc.id);
+      this.count--;
     }
     this.version++;
+  }
+
+  private ensureCapacity(ids: number): void {
+    if (ids <= this.capacity) return;
+    while (this.capacity < ids) this.capacity *= 2;
+    const grown = new Float64Array(this.capacity * FIELDS);
+    grown.set(this.lengths);
+    this.lengths = grown;
   }
 
   /** Documents containing the term in any field. */
@@ -83,46 +104,79 @@ export class Corpus {
 
   /** BM25 idf, always positive. */
   idf(term: string): number {
-    const n = this.size;
     const df = this.df(term);
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    return Math.log(1 + (this.count - df + 0.5) / (df + 0.5));
   }
 
   averageLength(field: FieldName): number {
     const f = FIELD_NAMES.indexOf(field);
-    return this.size === 0 ? 0 : this.totalLengths[f]! / this.size;
+    return this.count === 0 ? 0 : this.totalLengths[f]! / this.count;
+  }
+
+  /** Per-document, per-field BM25F length normalisation, recomputed once per corpus change. */
+  private fieldNorms(): Float64Array {
+    if (this.normsVersion === this.version) return this.norms;
+    const { b } = DEFAULTS.bm25;
+    const norms = new Float64Array(this.capacity * FIELDS);
+    FIELD_NAMES.forEach((field, f) => {
+      const average = this.averageLength(field) || 1;
+      const bf = b[field];
+      for (let id = 0; id < this.capacity; id++) {
+        norms[id * FIELDS + f] = 1 - bf + (bf * this.lengths[id * FIELDS + f]!) / average;
+      }
+    });
+    this.norms = norms;
+    this.normsVersion = this.version;
+    return norms;
   }
 
   /**
    * BM25F: field-weighted, per-field length-normalised term frequency, saturated once
    * per term (so a term repeated across fields is not counted as independent evidence).
    */
-  bm25f(terms: readonly WeightedTerm[], accept?: (id: number) => boolean): Map<number, number> {
-    const { k1, b, fieldWeights } = DEFAULTS.bm25;
-    const weights = FIELD_NAMES.map((field) => fieldWeights[field]);
-    const bs = FIELD_NAMES.map((field) => b[field]);
-    const averages = FIELD_NAMES.map((field) => this.averageLength(field) || 1);
-    const scores = new Map<number, number>();
+  bm25f(terms: readonly WeightedTerm[], accept?: (id: number) => boolean): Scores {
+    const { k1 } = DEFAULTS.bm25;
+    const weights = FIELD_WEIGHTS;
+    const norms = this.fieldNorms();
+    const scores = new Scores(this.capacity);
     for (const { term, weight } of terms) {
       const byDoc = this.postings.get(term);
       if (!byDoc) continue;
-      const idf = this.idf(term);
+      const idf = weight * this.idf(term) * (k1 + 1);
       for (const [id, packed] of byDoc) {
         if (accept && !accept(id)) continue;
-        const lengths = this.fieldLengths.get(id)!;
         let weighted = 0;
-        for (let f = 0; f < FIELD_NAMES.length; f++) {
-          const count = fieldCount(packed, f);
-          if (count === 0) continue;
-          const norm = 1 - bs[f]! + (bs[f]! * lengths[f]!) / averages[f]!;
-          weighted += (weights[f]! * count) / norm;
+        let rest = packed;
+        for (let f = 0; rest > 0; f++) {
+          const count = rest % 256;
+          rest = (rest - count) / 256;
+          if (count !== 0) weighted += (weights[f]! * count) / norms[id * FIELDS + f]!;
         }
-        const score = (weight * idf * weighted * (k1 + 1)) / (k1 + weighted);
-        scores.set(id, (scores.get(id) ?? 0) + score);
+        scores.add(id, (idf * weighted) / (k1 + weighted));
       }
     }
     return scores;
   }
+}
+
+const FIELD_WEIGHTS = FIELD_NAMES.map((field) => DEFAULTS.bm25.fieldWeights[field]);
+/** Few distinct packed values occur (counts are small), so the sum is memoised. */
+const weightedTfMemo = new Map<number, number>();
+
+/** Sum of field weight x count of a packed posting (the TF-IDF term frequency). */
+export function weightedTf(packed: number): number {
+  let tf = weightedTfMemo.get(packed);
+  if (tf === undefined) {
+    tf = 0;
+    let rest = packed;
+    for (let f = 0; rest > 0; f++) {
+      const count = rest % 256;
+      rest = (rest - count) / 256;
+      tf += FIELD_WEIGHTS[f]! * count;
+    }
+    if (weightedTfMemo.size < 100_000) weightedTfMemo.set(packed, tf);
+  }
+  return tf;
 }
 
 /** Merge duplicate query terms, keeping the highest weight (a query repeating a word is not two matches). */

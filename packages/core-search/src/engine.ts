@@ -68,6 +68,10 @@ export interface ToolSearchOptions {
 export class ToolSearch {
   private readonly docs = new Map<number, IndexedDoc>();
   private readonly idByName = new Map<string, number>();
+  /** Tools per toolset, kept incrementally for toolset suggestions. */
+  private readonly toolsetSizes = new Map<string, number>();
+  /** Result summaries, computed on first display (descriptions are long, results few). */
+  private readonly summaries = new Map<number, string>();
   private nextId = 0;
   private readonly corpus = new Corpus();
   private readonly retrievers: Retriever[];
@@ -148,6 +152,10 @@ export class ToolSearch {
     for (const doc of docs) {
       this.docs.delete(doc.id);
       this.idByName.delete(doc.name);
+      this.summaries.delete(doc.id);
+      const left = (this.toolsetSizes.get(doc.toolset) ?? 1) - 1;
+      if (left > 0) this.toolsetSizes.set(doc.toolset, left);
+      else this.toolsetSizes.delete(doc.toolset);
     }
   }
 
@@ -236,7 +244,7 @@ export class ToolSearch {
         name: doc.name,
         toolset: doc.toolset,
         score: hit.score,
-        summary: summarize(doc.tool.description) || summarize(doc.tool.title) || doc.nameWords.join(' '),
+        summary: this.summaryOf(doc),
         matchedBy: hit.matchedBy,
         tool: doc.tool,
       };
@@ -293,6 +301,7 @@ export class ToolSearch {
     for (const doc of docs) {
       this.docs.set(doc.id, doc);
       this.idByName.set(doc.name, doc.id);
+      this.toolsetSizes.set(doc.toolset, (this.toolsetSizes.get(doc.toolset) ?? 0) + 1);
     }
     this.corpus.add(docs);
     this.retrievers.forEach((retriever, i) => {
@@ -303,6 +312,15 @@ export class ToolSearch {
       }
       this.progress('index', i + 1, this.retrievers.length);
     });
+  }
+
+  private summaryOf(doc: IndexedDoc): string {
+    let summary = this.summaries.get(doc.id);
+    if (summary === undefined) {
+      summary = summarize(doc.tool.description) || summarize(doc.tool.title) || doc.nameWords.join(' ');
+      this.summaries.set(doc.id, summary);
+    }
+    return summary;
   }
 
   private progress(phase: string, done: number, total: number): void {
@@ -318,12 +336,15 @@ export class ToolSearch {
       entry.hits += 1;
       evidence.set(toolset, entry);
     }
-    const counts = new Map<string, number>();
-    for (const doc of this.docs.values()) counts.set(doc.toolset, (counts.get(doc.toolset) ?? 0) + 1);
     return [...evidence]
       .sort(([a, x], [b, y]) => y.score - x.score || (a < b ? -1 : a > b ? 1 : 0))
       .slice(0, DEFAULTS.fusion.maxToolsetSuggestions)
-      .map(([toolset, { score, hits }]) => ({ toolset, score, hits, toolCount: counts.get(toolset) ?? 0 }));
+      .map(([toolset, { score, hits }]) => ({
+        toolset,
+        score,
+        hits,
+        toolCount: this.toolsetSizes.get(toolset) ?? 0,
+      }));
   }
 
   private explain(analyzed: ReturnType<typeof analyzeQuery>, rankings: StrategyRanking[]): SearchExplanation {

@@ -1,4 +1,3 @@
-import { distance } from 'fastest-levenshtein';
 import { bareName, compactKey, serverPrefix } from '../analysis/identifier.js';
 import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever } from '../retriever.js';
 
@@ -11,6 +10,21 @@ function nameKeys(doc: IndexedDoc): string[] {
   if (typeof doc.tool.title === 'string') keys.add(compactKey(doc.tool.title));
   keys.delete('');
   return [...keys];
+}
+
+/** True when one insertion, deletion or substitution turns `a` into `b` (linear, no matrix). */
+export function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length - 1;
+  let endB = b.length - 1;
+  while (endA >= start && endB >= start && a[endA] === b[endB]) {
+    endA--;
+    endB--;
+  }
+  // What is left between the common prefix and suffix is the single edit.
+  return endA - start < 1 && endB - start < 1;
 }
 
 /** Typo tolerance applies only to keys at least this long: short names have too many neighbours. */
@@ -26,9 +40,12 @@ const MIN_TYPO_KEY_LENGTH = 8;
 export function createExactRetriever(): Retriever {
   const byKey = new Map<string, Set<number>>();
   const keysOf = new Map<number, string[]>();
+  /** Keys by length, for typo lookup; rebuilt lazily after changes. */
+  let byLength: Map<number, string[]> | undefined;
   return {
     name: 'exact',
     add(docs) {
+      byLength = undefined;
       for (const doc of docs) {
         const keys = nameKeys(doc);
         keysOf.set(doc.id, keys);
@@ -40,6 +57,7 @@ export function createExactRetriever(): Retriever {
       }
     },
     remove(ids) {
+      byLength = undefined;
       for (const id of ids) {
         for (const key of keysOf.get(id) ?? []) {
           const set = byKey.get(key);

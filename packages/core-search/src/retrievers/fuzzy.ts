@@ -3,7 +3,6 @@ import { uniqueTerms, type WeightedTerm } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
-import { topK } from './top-k.js';
 
 /** Allowed edits grow with word length: "calender" may be 1 edit off, "pr" none. */
 export function maxEdits(word: string): number {
@@ -40,6 +39,8 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
         const near: { term: string; d: number }[] = [];
         for (const candidate of vocabulary.candidates(word, edits)) {
           if (candidate === term) continue;
+          // Two typos and a wrong first letter is another word, not a misspelling.
+          if (edits > 1 && candidate[0] !== word[0]) continue;
           const d = Math.min(distance(word, candidate), distance(term, candidate));
           if (d <= edits) near.push({ term: candidate, d });
         }
@@ -50,7 +51,7 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
         }
       });
       if (matched.length === 0) return [];
-      const hits = topK(corpus.bm25f(uniqueTerms(terms), accept), limit);
+      const hits = corpus.bm25f(uniqueTerms(terms), accept).top(limit);
       for (const hit of hits) hit.matched = matched;
       return hits;
     },

@@ -1,7 +1,6 @@
 import { uniqueTerms } from '../corpus.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
-import { topK } from './top-k.js';
 
 /** `keyword`: BM25F over the analysed fields, name above tags/toolset above description above schema. */
 export function createKeywordRetriever({ corpus }: RetrieverContext): Retriever {
@@ -11,7 +10,7 @@ export function createKeywordRetriever({ corpus }: RetrieverContext): Retriever 
     remove() {},
     retrieve(query: AnalyzedQuery, limit, accept) {
       const terms = uniqueTerms(query.terms.map((term) => ({ term, weight: 1 })));
-      return topK(corpus.bm25f(terms, accept), limit);
+      return corpus.bm25f(terms, accept).top(limit);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, IndexedDoc, Retriever } from '../retriever.js';
-import { topK } from './top-k.js';
+import { Scores, topHits } from './top-k.js';
 
 /** Distinct character n-grams of a word sequence joined without separators, with edge markers. */
 export function charNgrams(words: readonly string[], n: number = DEFAULTS.ngram.n): Set<string> {
@@ -16,44 +16,49 @@ export function charNgrams(words: readonly string[], n: number = DEFAULTS.ngram.
  * "takescreenshot" vs "take_screenshot", "filesystem" vs "file-system".
  */
 export function createNgramRetriever(): Retriever {
-  const postings = new Map<string, Set<number>>();
+  const postings = new Map<string, number[]>();
   const gramsOf = new Map<number, Set<string>>();
+  let capacity = 0;
   return {
     name: 'ngram',
     add(docs: readonly IndexedDoc[]) {
       for (const doc of docs) {
         const grams = charNgrams(doc.nameWords);
         gramsOf.set(doc.id, grams);
+        capacity = Math.max(capacity, doc.id + 1);
         for (const gram of grams) {
-          const ids = postings.get(gram) ?? new Set<number>();
-          ids.add(doc.id);
-          postings.set(gram, ids);
+          const ids = postings.get(gram);
+          if (ids) ids.push(doc.id);
+          else postings.set(gram, [doc.id]);
         }
       }
     },
     remove(ids) {
+      const gone = new Set(ids);
+      const touched = new Set<string>();
       for (const id of ids) {
-        for (const gram of gramsOf.get(id) ?? []) {
-          const set = postings.get(gram);
-          set?.delete(id);
-          if (set?.size === 0) postings.delete(gram);
-        }
+        for (const gram of gramsOf.get(id) ?? []) touched.add(gram);
         gramsOf.delete(id);
+      }
+      for (const gram of touched) {
+        const left = postings.get(gram)?.filter((id) => !gone.has(id)) ?? [];
+        if (left.length > 0) postings.set(gram, left);
+        else postings.delete(gram);
       }
     },
     retrieve(query: AnalyzedQuery, limit, accept) {
       const grams = charNgrams(query.words);
       if (grams.size <= 2) return []; // one or two letters: every name matches
-      const shared = new Map<number, number>();
+      const shared = new Scores(capacity);
       for (const gram of grams) {
-        for (const id of postings.get(gram) ?? []) shared.set(id, (shared.get(id) ?? 0) + 1);
+        for (const id of postings.get(gram) ?? []) shared.add(id, 1);
       }
-      const scores = new Map<number, number>();
-      for (const [id, count] of shared) {
-        if (accept && !accept(id)) continue;
-        scores.set(id, count / Math.sqrt(grams.size * gramsOf.get(id)!.size));
-      }
-      return topK(scores, limit);
+      // Cosine over gram sets; a single shared gram is chance, not evidence.
+      const hits = shared
+        .top(Number.POSITIVE_INFINITY)
+        .filter((hit) => hit.score >= 2 && (!accept || accept(hit.id)));
+      for (const hit of hits) hit.score /= Math.sqrt(grams.size * gramsOf.get(hit.id)!.size);
+      return topHits(hits, limit);
     },
   };
 }

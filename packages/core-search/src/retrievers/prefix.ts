@@ -2,7 +2,6 @@ import { uniqueTerms, type WeightedTerm } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
-import { topK } from './top-k.js';
 
 /**
  * `prefix`: partial words. Each query word of at least minPrefixLength letters also
@@ -35,7 +34,7 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
         }
       });
       if (matched.length === 0) return [];
-      const hits = topK(corpus.bm25f(uniqueTerms(terms), accept), limit);
+      const hits = corpus.bm25f(uniqueTerms(terms), accept).top(limit);
       for (const hit of hits) hit.matched = matched;
       return hits;
     },

@@ -3,7 +3,6 @@ import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
 import { expandTerms } from './synonym-map.js';
-import { topK } from './top-k.js';
 
 /**
  * `synonyms`: BM25F over the query's terms plus their synonyms, the synonyms weighted
@@ -23,7 +22,7 @@ export function createSynonymsRetriever({ corpus, synonyms }: RetrieverContext):
         ...query.terms.map((term) => ({ term, weight: 1 })),
         ...expansions.map((term) => ({ term, weight })),
       ]);
-      const hits = topK(corpus.bm25f(terms, accept), limit);
+      const hits = corpus.bm25f(terms, accept).top(limit);
       for (const hit of hits) hit.matched = expansions;
       return hits;
     },

@@ -1,17 +1,7 @@
-import { type Corpus, fieldCount } from '../corpus.js';
-import { DEFAULTS, FIELD_NAMES } from '../defaults.js';
+import { type Corpus, weightedTf } from '../corpus.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
-import { topK } from './top-k.js';
-
-/** Field-weighted term frequency of a packed posting (same field weights as BM25F). */
-function weightedTf(packed: number): number {
-  let tf = 0;
-  FIELD_NAMES.forEach((field, f) => {
-    tf += DEFAULTS.bm25.fieldWeights[field] * fieldCount(packed, f);
-  });
-  return tf;
-}
+import { Scores } from './top-k.js';
 
 /** Smoothed idf, as in the classic vector-space model. */
 function idf(corpus: Corpus, term: string): number {
@@ -19,25 +9,26 @@ function idf(corpus: Corpus, term: string): number {
 }
 
 /**
- * `tfidf`: cosine similarity between sublinear TF-IDF vectors. Unlike BM25 it never
- * saturates and normalises by the whole vector, so it favours tools whose text is
- * *about* the query terms rather than merely long. Document norms depend on every idf,
- * so they are recomputed lazily, once per corpus change, not on every add.
+ * `tfidf`: cosine similarity between sublinear TF-IDF vectors (field-weighted term
+ * frequencies, the BM25F field weights). Unlike BM25 it never saturates and normalises
+ * by the whole vector, so it favours tools whose text is *about* the query terms rather
+ * than merely mentioning them. Document norms depend on every idf, so they are
+ * recomputed lazily, once per corpus change, not on every add.
  */
 export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
   let normsVersion = -1;
-  let norms = new Map<number, number>();
+  let norms = new Float64Array(0);
   const refreshNorms = () => {
     if (normsVersion === corpus.version) return;
-    const squares = new Map<number, number>();
+    const squares = new Float64Array(corpus.idCapacity);
     for (const [term, byDoc] of corpus.postings) {
       const weight = idf(corpus, term);
       for (const [id, packed] of byDoc) {
         const w = Math.log1p(weightedTf(packed)) * weight;
-        squares.set(id, (squares.get(id) ?? 0) + w * w);
+        squares[id]! += w * w;
       }
     }
-    norms = new Map([...squares].map(([id, sum]) => [id, Math.sqrt(sum)]));
+    norms = squares.map(Math.sqrt);
     normsVersion = corpus.version;
   };
   return {
@@ -48,19 +39,18 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
       refreshNorms();
       const counts = new Map<string, number>();
       for (const term of query.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-      const scores = new Map<number, number>();
+      const scores = new Scores(corpus.idCapacity);
       for (const [term, count] of counts) {
         const byDoc = corpus.postings.get(term);
         if (!byDoc) continue;
         const weight = idf(corpus, term);
-        const q = Math.log1p(count) * weight;
+        const q = Math.log1p(count) * weight * weight;
         for (const [id, packed] of byDoc) {
           if (accept && !accept(id)) continue;
-          const d = Math.log1p(weightedTf(packed)) * weight;
-          scores.set(id, (scores.get(id) ?? 0) + (q * d) / (norms.get(id) ?? 1));
+          scores.add(id, (q * Math.log1p(weightedTf(packed))) / (norms[id] || 1));
         }
       }
-      return topK(scores, limit);
+      return scores.top(limit);
     },
   };
 }

@@ -1,9 +1,94 @@
 import type { RetrievalHit } from '../retriever.js';
 
-/** Best `limit` scores, best first, equal scores by ascending id (the stable tie-break). */
+/**
+ * A dense score accumulator over document ids (ids are small, dense integers), much
+ * cheaper than a Map when a long query touches thousands of documents.
+ */
+export class Scores {
+  private values: Float64Array;
+  private readonly touched: number[] = [];
+
+  constructor(capacity: number) {
+    this.values = new Float64Array(Math.max(16, capacity));
+  }
+
+  /** Add evidence for a document; only positive evidence counts. */
+  add(id: number, value: number): void {
+    if (!(value > 0)) return;
+    if (id >= this.values.length) {
+      const grown = new Float64Array(Math.max(id + 1, this.values.length * 2));
+      grown.set(this.values);
+      this.values = grown;
+    }
+    if (this.values[id] === 0) this.touched.push(id);
+    this.values[id]! += value;
+  }
+
+  get(id: number): number {
+    return this.values[id] ?? 0;
+  }
+
+  get size(): number {
+    return this.touched.length;
+  }
+
+  /** Best `limit` positive scores, best first, equal scores by ascending id. */
+  top(limit: number): RetrievalHit[] {
+    const hits: RetrievalHit[] = [];
+    for (const id of this.touched) {
+      const score = this.values[id]!;
+      if (score > 0) hits.push({ id, score });
+    }
+    return topHits(hits, limit);
+  }
+}
+
+const better = (a: RetrievalHit, b: RetrievalHit) =>
+  a.score > b.score || (a.score === b.score && a.id < b.id);
+
+/**
+ * Best `limit` hits, best first, equal scores by ascending id (the stable tie-break).
+ * A bounded min-heap keeps it O(n log limit) when thousands of documents scored.
+ */
+export function topHits(hits: RetrievalHit[], limit: number): RetrievalHit[] {
+  if (hits.length > limit * 4) {
+    const heap: RetrievalHit[] = []; // heap[0] is the worst kept hit
+    const down = (start: number) => {
+      let i = start;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let worst = i;
+        if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l;
+        if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r;
+        if (worst === i) return;
+        [heap[i], heap[worst]] = [heap[worst]!, heap[i]!];
+        i = worst;
+      }
+    };
+    for (const hit of hits) {
+      if (heap.length < limit) {
+        heap.push(hit);
+        for (let i = heap.length - 1; i > 0; ) {
+          const parent = (i - 1) >> 1;
+          if (!better(heap[parent]!, heap[i]!)) break;
+          [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+          i = parent;
+        }
+      } else if (better(hit, heap[0]!)) {
+        heap[0] = hit;
+        down(0);
+      }
+    }
+    hits = heap;
+  }
+  hits.sort((a, b) => b.score - a.score || a.id - b.id);
+  return hits.length > limit ? hits.slice(0, limit) : hits;
+}
+
+/** Best `limit` positive scores of a map, best first, ties by ascending id. */
 export function topK(scores: Map<number, number>, limit: number): RetrievalHit[] {
   const hits: RetrievalHit[] = [];
   for (const [id, score] of scores) if (score > 0) hits.push({ id, score });
-  hits.sort((a, b) => b.score - a.score || a.id - b.id);
-  return hits.length > limit ? hits.slice(0, limit) : hits;
+  return topHits(hits, limit);
 }
