@@ -78,10 +78,19 @@ export function createExactRetriever(): Retriever {
           .map((id): RetrievalHit => ({ id, score: 1, pinned: true, matched: [key] }));
       }
       if (query.shape !== 'identifier' || key.length < MIN_TYPO_KEY_LENGTH) return [];
+      if (!byLength) {
+        byLength = new Map();
+        for (const candidate of byKey.keys()) {
+          const list = byLength.get(candidate.length);
+          if (list) list.push(candidate);
+          else byLength.set(candidate.length, [candidate]);
+        }
+      }
       const near: string[] = [];
-      for (const candidate of byKey.keys()) {
-        if (Math.abs(candidate.length - key.length) <= 1 && distance(candidate, key) === 1)
-          near.push(candidate);
+      for (let length = key.length - 1; length <= key.length + 1; length++) {
+        for (const candidate of byLength.get(length) ?? []) {
+          if (oneEditApart(candidate, key)) near.push(candidate);
+        }
       }
       if (near.length !== 1) return []; // ambiguous: leave it to fuzzy matching
       const ids = [...byKey.get(near[0]!)!].filter((id) => !accept || accept(id)).sort((a, b) => a - b);
