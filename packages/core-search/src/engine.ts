@@ -203,7 +203,7 @@ export class ToolSearch {
     for (const retriever of this.retrievers) {
       const name = retriever.name;
       if (this.disabled.has(name) || off.has(name) || (only && !only.has(name))) continue;
-      const weight = shapeWeights[name] * (this.weights[name] ?? 1);
+      const weight = shapeWeights[name] * (this.weights[name] ?? 1) * (retriever.weightFor?.(analyzed) ?? 1);
       if (weight <= 0) continue;
       const status = retriever.status?.() ?? 'ready';
       if (status !== 'ready') {

@@ -73,4 +73,10 @@ export interface Retriever {
   status?(): RetrieverStatus;
   /** Resolves when status() is no longer 'loading'. */
   ready?(): Promise<void>;
+  /**
+   * Optional per-query multiplier (0..1) on this strategy's fusion weight, for a
+   * strategy whose reliability depends on the query itself (e.g. embeddings add
+   * little to long requests that already share many words with the tool).
+   */
+  weightFor?(query: AnalyzedQuery): number;
 }

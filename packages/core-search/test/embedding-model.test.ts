@@ -166,6 +166,23 @@ describe.skipIf(!existsSync(join(DEFAULT_MODEL_PATH, 'onnx', 'model_quantized.on
   },
 );
 
+describe('fusion weight by query length', () => {
+  it('is full for short queries and falls for long ones', () => {
+    const retriever = createEmbeddingRetriever({
+      cacheDir: false,
+      embedder: { id: 'none', embed: async () => [] },
+    });
+    const words = (n: number): AnalyzedQuery => ({
+      ...query('q'),
+      words: Array.from({ length: n }, (_, i) => `w${i}`),
+    });
+    expect(retriever.weightFor(words(3))).toBe(1);
+    expect(retriever.weightFor(words(14))).toBe(1);
+    expect(retriever.weightFor(words(28))).toBeCloseTo(0.25);
+    expect(retriever.weightFor(words(0))).toBe(1);
+  });
+});
+
 describe('failure paths degrade, never throw', () => {
   async function expectUnavailable(options: Parameters<typeof createEmbeddingRetriever>[0]) {
     const warnings: string[] = [];

@@ -18,6 +18,14 @@ import { VectorStore } from './vector-store.js';
 /** Below this many documents an add is quick enough not to report progress. */
 const PROGRESS_THRESHOLD = 1000;
 const QUERY_CACHE_SIZE = 512;
+/**
+ * Queries with more content words than this get a smaller embedding weight,
+ * falling with the square of the length: a long request written close to the
+ * API wording shares enough words with its tools for the lexical strategies,
+ * and a bag-of-words vector of it blurs towards the average tool. Chosen on
+ * all datasets as a whole (shape of the curve, not per query).
+ */
+const LENGTH_PIVOT = 14;
 
 export class EmbeddingRetriever implements Retriever {
   readonly name = 'embedding' as const;
@@ -63,6 +71,11 @@ export class EmbeddingRetriever implements Retriever {
 
   async ready(): Promise<void> {
     while (this.status() === 'loading') await this.work;
+  }
+
+  /** Fusion-weight multiplier: 1 up to LENGTH_PIVOT content words, then (pivot / words)^2. */
+  weightFor(query: AnalyzedQuery): number {
+    return Math.min(1, (LENGTH_PIVOT / Math.max(1, query.words.length)) ** 2);
   }
 
   /** Queues the documents for embedding; returns at once (see ready()). */
