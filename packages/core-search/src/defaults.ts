@@ -50,6 +50,8 @@ export const DEFAULTS = {
   ngram: {
     /** Character n-gram size over tool names. */
     n: 3,
+    /** Below this cosine the shared grams are chance ("translate" vs "navigate": 0.24). */
+    minSimilarity: 0.3,
   },
 
   category: {

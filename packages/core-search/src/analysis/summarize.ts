@@ -8,7 +8,8 @@ export function summarize(description: string | undefined, maxChars = 80): strin
     .slice(0, 2000)
     .normalize('NFKC')
     .replace(/```[\s\S]*?(```|$)/gu, ' ') // code blocks
-    .replace(/[*_`#>]+/gu, '') // emphasis, headings, quotes
+    .replace(/[*`#>]+/gu, '') // emphasis, code, headings, quotes
+    .replace(/(^|\s)_+|_+(?=\s|$)/gu, '$1') // _emphasis_, but not snake_case names
     .replace(/\[([^\]]*)\]\([^)]*\)/gu, '$1') // links -> their text
     .replace(/\s+/gu, ' ')
     .trim();

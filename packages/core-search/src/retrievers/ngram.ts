@@ -1,5 +1,5 @@
 import { DEFAULTS } from '../defaults.js';
-import type { AnalyzedQuery, IndexedDoc, Retriever } from '../retriever.js';
+import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever } from '../retriever.js';
 import { Scores, topHits } from './top-k.js';
 
 /** Distinct character n-grams of a word sequence joined without separators, with edge markers. */
@@ -53,11 +53,13 @@ export function createNgramRetriever(): Retriever {
       for (const gram of grams) {
         for (const id of postings.get(gram) ?? []) shared.add(id, 1);
       }
-      // Cosine over gram sets; a single shared gram is chance, not evidence.
-      const hits = shared
-        .top(Number.POSITIVE_INFINITY)
-        .filter((hit) => hit.score >= 2 && (!accept || accept(hit.id)));
-      for (const hit of hits) hit.score /= Math.sqrt(grams.size * gramsOf.get(hit.id)!.size);
+      // Cosine over gram sets; a few shared grams ("ate", "te$") are chance, not evidence.
+      const hits: RetrievalHit[] = [];
+      for (const hit of shared.top(Number.POSITIVE_INFINITY)) {
+        if (accept && !accept(hit.id)) continue;
+        const score = hit.score / Math.sqrt(grams.size * gramsOf.get(hit.id)!.size);
+        if (score >= DEFAULTS.ngram.minSimilarity) hits.push({ id: hit.id, score });
+      }
       return topHits(hits, limit);
     },
   };

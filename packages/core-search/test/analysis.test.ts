@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { tokenize } from '../src/analysis/tokenize.js';
+import {
+  analyze,
+  analyzeQuery,
+  analyzeTool,
+  analyzeWords,
+  bareName,
+  compactKey,
+  detectShape,
+  serverPrefix,
+  splitIdentifier,
+  summarize,
+  toolsetOf,
+} from '../src/index.js';
+
+describe('splitIdentifier', () => {
+  it.each([
+    ['browser_takeScreenshot', ['browser', 'take', 'screenshot']],
+    ['get-file.contents', ['get', 'file', 'contents']],
+    ['server-github__create_issue', ['server', 'github', 'create', 'issue']],
+    ['HTTPRequest', ['http', 'request']],
+    ['parseJSONBody', ['parse', 'json', 'body']],
+    ['@scope/pkg-name', ['scope', 'pkg', 'name']],
+    ['uploadToS3', ['upload', 'to', 's3']],
+    ['  __weird__  ', ['weird']],
+    ['', []],
+  ])('%s', (input, words) => {
+    expect(splitIdentifier(input)).toEqual(words);
+  });
+
+  it('finds server prefix and bare name of server__tool names', () => {
+    expect(bareName('server-github__create_issue')).toBe('create_issue');
+    expect(serverPrefix('server-github__create_issue')).toBe('server-github');
+    expect(bareName('plain_name')).toBe('plain_name');
+    expect(serverPrefix('plain_name')).toBeUndefined();
+  });
+
+  it('compacts any case style to the same key', () => {
+    const key = compactKey('server_github__createIssue');
+    expect(compactKey('Server-GitHub create_issue')).toBe(key);
+    expect(compactKey('SERVER GITHUB CREATE ISSUE')).toBe(key);
+  });
+});
+
+describe('tokenize and analyze', () => {
+  it('splits identifiers inside prose and keeps the joined form of camelCase', () => {
+    expect(tokenize('call list_pages on GitHub')).toEqual([
+      'call',
+      'list',
+      'pages',
+      'on',
+      'git',
+      'hub',
+      'github',
+    ]);
+  });
+
+  it('removes stop words and stems', () => {
+    expect(analyze('Searching the repositories for open issues')).toEqual([
+      'search',
+      'repositori',
+      'open',
+      'issu',
+    ]);
+  });
+
+  it('keeps intent words that generic stop lists drop', () => {
+    expect(analyzeWords('move the first file up')).toEqual(['move', 'first', 'file', 'up']);
+  });
+
+  it('normalises Unicode compatibility forms (NFKC) and case', () => {
+    expect(analyze('ＦＩＬＥ ﬁles')).toEqual(['file', 'file']);
+  });
+
+  it('treats possessives and contractions as one word', () => {
+    expect(analyzeWords("the user's repo doesn't exist")).toEqual(['user', 'repo', 'doesnt', 'exist']);
+  });
+
+  it('truncates very long text instead of failing', () => {
+    const long = 'alpha '.repeat(100_000);
+    const terms = analyze(long, 600);
+    expect(terms.length).toBe(100);
+    expect(new Set(terms)).toEqual(new Set(['alpha']));
+  });
+});
+
+describe('query shape', () => {
+  it.each([
+    ['takeScreenshot', 'identifier'],
+    ['get_file_contants', 'identifier'],
+    ['server-github create_issue', 'identifier'],
+    ['github issue', 'keywords'],
+    ['weather', 'keywords'],
+    ['how do I take a screenshot of this page', 'natural'],
+    ['find open pull requests in my repository and label them', 'natural'],
+  ])('%s -> %s', (query, shape) => {
+    expect(detectShape(query)).toBe(shape);
+  });
+
+  it('bounds a pasted document and keeps words and terms aligned', () => {
+    const query = analyzeQuery(`Find ${'file '.repeat(5000)}`);
+    expect(query.normalized.length).toBeLessThanOrEqual(1000);
+    expect(query.terms.length).toBe(query.words.length);
+  });
+});
+
+describe('summarize', () => {
+  it('takes the first sentence', () => {
+    expect(summarize('Clicks on the provided element. Then waits.')).toBe('Clicks on the provided element.');
+  });
+
+  it('cuts long sentences at a word boundary with an ellipsis, within 80 chars', () => {
+    const summary = summarize(
+      'Search the web for the given query and return the most relevant pages with their titles and snippets for the model',
+    );
+    expect(summary.length).toBeLessThanOrEqual(80);
+    expect(summary.endsWith('…')).toBe(true);
+    expect(summary).toBe('Search the web for the given query and return the most relevant pages with…');
+  });
+
+  it('flattens markdown and whitespace and tolerates empty input', () => {
+    expect(summarize('\n**Scrape** content from a `single` URL.\n\nMore.')).toBe(
+      'Scrape content from a single URL.',
+    );
+    expect(summarize(undefined)).toBe('');
+    expect(summarize('')).toBe('');
+  });
+});
+
+describe('analyzeTool', () => {
+  const tool = {
+    name: 'server-github__create_issue',
+    description: 'Create a new issue in a GitHub repository',
+    inputSchema: {
+      type: 'object',
+      properties: { owner: { type: 'string', description: 'Repository owner' }, labels: { type: 'array' } },
+    },
+    tags: ['tracker'],
+  };
+
+  it('fills every field from the definition', () => {
+    const doc = analyzeTool(tool, 7);
+    expect(doc.id).toBe(7);
+    expect(doc.toolset).toBe('server-github');
+    expect(doc.fields.name).toEqual(['creat', 'issu']);
+    expect(doc.fields.toolset).toEqual(['server', 'github']);
+    expect(doc.fields.tags).toEqual(['tracker']);
+    expect(doc.fields.schema).toEqual(['owner', 'repositori', 'owner', 'label']);
+    expect(doc.fields.description).toContain('repositori');
+    expect(doc.nameWords).toEqual(['create', 'issue']);
+    expect(doc.embeddingText).toContain('create issue');
+  });
+
+  it('resolves the toolset: toolset, then category, then server prefix, then "default"', () => {
+    expect(toolsetOf({ name: 'a__b', toolset: 'explicit', category: 'cat' })).toBe('explicit');
+    expect(toolsetOf({ name: 'a__b', category: 'cat' })).toBe('cat');
+    expect(toolsetOf({ name: 'a__b', category: null })).toBe('a');
+    expect(toolsetOf({ name: 'plain' })).toBe('default');
+  });
+});

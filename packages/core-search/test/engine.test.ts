@@ -1,0 +1,307 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_RETRIEVERS,
+  type IndexedDoc,
+  type Retriever,
+  type RetrieverFactory,
+  STRATEGY_NAMES,
+  ToolSearch,
+  ToolSearchError,
+} from '../src/index.js';
+import { engine, TOOLS, top } from './helpers.js';
+
+function caught(fn: () => unknown): ToolSearchError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolSearchError);
+    return error as ToolSearchError;
+  }
+  throw new Error('expected a ToolSearchError');
+}
+
+async function caughtAsync(promise: Promise<unknown>): Promise<ToolSearchError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolSearchError);
+    return error as ToolSearchError;
+  }
+  throw new Error('expected a ToolSearchError');
+}
+
+describe('add: validation', () => {
+  it('names the index and field of every malformed tool', () => {
+    const search = engine();
+    const error = caught(() =>
+      search.add([
+        { name: 'fine', description: 'ok' },
+        { name: 42 } as never,
+        { name: '  ' },
+        { name: 'bad_schema', inputSchema: [] } as never,
+        { name: 'bad_tags', tags: 'x' } as never,
+      ]),
+    );
+    expect(error.code).toBe('INVALID_TOOL');
+    expect(error.message).toMatch(/^toolsearch: invalid tool at index 1, field "name"/);
+    expect(error.issues.map((issue) => [issue.index, issue.field])).toEqual([
+      [1, 'name'],
+      [2, 'name'],
+      [3, 'inputSchema'],
+      [4, 'tags'],
+    ]);
+  });
+
+  it('reports duplicate names with both indexes, in a batch and against the index', () => {
+    const search = engine();
+    const error = caught(() =>
+      search.add([{ name: 'x' }, { name: 'y' }, { name: 'x' }, { name: 'mail__send_email' }]),
+    );
+    expect(error.code).toBe('DUPLICATE_TOOL');
+    expect(error.issues).toEqual([
+      expect.objectContaining({ index: 2, name: 'x', message: expect.stringContaining('index 0') }),
+      expect.objectContaining({
+        index: 3,
+        name: 'mail__send_email',
+        message: expect.stringContaining('already'),
+      }),
+    ]);
+  });
+
+  it('is atomic: a failing batch adds nothing and the engine keeps working', async () => {
+    const search = engine();
+    const before = search.size;
+    expect(() => search.add([{ name: 'new_tool', description: 'zebra' }, { name: 7 } as never])).toThrow(
+      ToolSearchError,
+    );
+    expect(search.size).toBe(before);
+    expect(search.has('new_tool')).toBe(false);
+    expect(await top(search, 'zebra')).toEqual([]);
+    search.add([{ name: 'new_tool', description: 'zebra' }]);
+    expect(await top(search, 'zebra')).toEqual(['new_tool']);
+  });
+
+  it('rejects a non-array', () => {
+    expect(caught(() => engine().add({} as never)).code).toBe('INVALID_TOOL');
+  });
+});
+
+describe('search: errors', () => {
+  const search = engine();
+
+  it('EMPTY_QUERY for empty or whitespace-only queries', async () => {
+    expect((await caughtAsync(search.search(''))).code).toBe('EMPTY_QUERY');
+    expect((await caughtAsync(search.search(' \n\t '))).code).toBe('EMPTY_QUERY');
+  });
+
+  it('INVALID_QUERY for non-strings', async () => {
+    expect((await caughtAsync(search.search(42 as never))).code).toBe('INVALID_QUERY');
+    expect((await caughtAsync(search.search(undefined as never))).code).toBe('INVALID_QUERY');
+  });
+
+  it('UNKNOWN_STRATEGY for unknown names, engine-wide or per query', async () => {
+    expect(caught(() => engine({ disable: ['keyword', 'magic' as never] })).code).toBe('UNKNOWN_STRATEGY');
+    expect((await caughtAsync(search.search('mail', { strategies: ['nope' as never] }))).code).toBe(
+      'UNKNOWN_STRATEGY',
+    );
+    expect((await caughtAsync(search.search('mail', { disable: ['nope' as never] }))).code).toBe(
+      'UNKNOWN_STRATEGY',
+    );
+  });
+
+  it('INVALID_OPTION for a bad limit, rrfK or weight', async () => {
+    expect((await caughtAsync(search.search('mail', { limit: 0 }))).code).toBe('INVALID_OPTION');
+    expect((await caughtAsync(search.search('mail', { limit: 1001 }))).code).toBe('INVALID_OPTION');
+    expect(caught(() => engine({ rrfK: -1 })).code).toBe('INVALID_OPTION');
+    expect(caught(() => engine({ weights: { keyword: -2 } })).code).toBe('INVALID_OPTION');
+  });
+
+  it('stays usable after errors', async () => {
+    await caughtAsync(search.search(''));
+    expect((await top(search, 'send email'))[0]).toBe('mail__send_email');
+  });
+});
+
+describe('add and remove without a rebuild', () => {
+  it('hands retrievers only the new documents and the removed ids', async () => {
+    const added: number[][] = [];
+    const removed: number[][] = [];
+    const spy: RetrieverFactory = () => ({
+      name: 'tfidf',
+      add: (docs: readonly IndexedDoc[]) => void added.push(docs.map((doc) => doc.id)),
+      remove: (ids: readonly number[]) => void removed.push([...ids]),
+      retrieve: () => [],
+    });
+    const search = new ToolSearch({ tools: TOOLS.slice(0, 3), embedding: false, retrievers: [spy] });
+    search.add(TOOLS.slice(3, 5));
+    search.remove([TOOLS[0]!.name]);
+    expect(added).toEqual([
+      [0, 1, 2],
+      [3, 4],
+    ]);
+    expect(removed).toEqual([[0]]);
+  });
+
+  it('finds added tools and forgets removed ones', async () => {
+    const search = engine();
+    search.add([{ name: 'translate_text', description: 'Translate text between languages.' }]);
+    expect((await top(search, 'translate'))[0]).toBe('translate_text');
+    search.remove(['translate_text', 'mail__send_email']);
+    expect(await top(search, 'translate')).toEqual([]);
+    expect(await top(search, 'send_email')).not.toContain('mail__send_email');
+    expect(search.has('mail__send_email')).toBe(false);
+    expect(search.size).toBe(TOOLS.length - 1);
+  });
+
+  it('throws UNKNOWN_TOOL and removes nothing when a name is unknown', () => {
+    const search = engine();
+    const error = caught(() => search.remove(['mail__send_email', 'ghost']));
+    expect(error.code).toBe('UNKNOWN_TOOL');
+    expect(error.message).toContain('"ghost"');
+    expect(search.has('mail__send_email')).toBe(true);
+  });
+
+  it('gives the same ranking as an engine built in one go', async () => {
+    const incremental = engine({ tools: [] });
+    incremental.add(TOOLS.slice(0, 6));
+    incremental.add(TOOLS.slice(6));
+    const whole = engine();
+    for (const query of ['calendar event', 'screenshot of page', 'sendEmail', 'repo file']) {
+      expect(await top(incremental, query)).toEqual(await top(whole, query));
+    }
+  });
+});
+
+describe('results', () => {
+  const search = engine();
+
+  it('is deterministic: same input, same order, same scores', async () => {
+    const a = await engine().search('open a page in the browser', { limit: 12 });
+    const b = await engine().search('open a page in the browser', { limit: 12 });
+    expect(b.results.map((r) => [r.name, r.score])).toEqual(a.results.map((r) => [r.name, r.score]));
+  });
+
+  it('carries toolset, summary, matchedBy and the tool as added', async () => {
+    const response = await search.search('send an email', { limit: 3 });
+    const [first] = response.results;
+    expect(first).toMatchObject({ name: 'mail__send_email', toolset: 'mail', tool: TOOLS[8] });
+    expect(first!.summary).toBe('Send an email message to one or more recipients.');
+    expect(first!.matchedBy[0]).toMatchObject({ strategy: expect.any(String), rank: 1 });
+    const ranks = first!.matchedBy.map((match) => match.rank);
+    expect(ranks).toEqual([...ranks].sort((x, y) => x - y));
+  });
+
+  it('honours limit and the toolset filter', async () => {
+    expect((await search.search('list', { limit: 1 })).results).toHaveLength(1);
+    expect(await top(search, 'create')).toContain('github__create_issue');
+    const filtered = await search.search('create', { toolsets: ['calendar', 'weather'] });
+    expect(filtered.results.map((r) => r.name)).toEqual(['calendar__create_event']);
+  });
+
+  it('suggests toolsets by the evidence summed over their tools', async () => {
+    const response = await search.search('calendar events this week');
+    expect(response.toolsets[0]).toMatchObject({ toolset: 'calendar', hits: 2, toolCount: 2 });
+    const scores = response.toolsets.map((t) => t.score);
+    expect(scores).toEqual([...scores].sort((x, y) => y - x));
+  });
+
+  it('honours per-query strategies and disable lists, and engine-wide disable', async () => {
+    expect((await search.search('mail', { strategies: ['keyword'] })).strategies).toEqual(['keyword']);
+    expect((await search.search('mail', { disable: ['keyword'] })).strategies).not.toContain('keyword');
+    const noKeyword = engine({ disable: ['keyword', 'exact'] });
+    expect((await noKeyword.search('mail', { strategies: ['keyword'] })).results).toEqual([]);
+  });
+
+  it('explains the analysis and each strategy ranking', async () => {
+    const response = await search.search('takeScreenshot', { explain: true });
+    expect(response.explain?.analysis).toMatchObject({
+      shape: 'identifier',
+      terms: ['screenshot', 'takescreenshot'],
+    });
+    expect(response.explain?.perStrategy.keyword?.[0]).toMatchObject({
+      name: 'browser__take_screenshot',
+      rank: 1,
+    });
+    expect(
+      Object.keys(response.explain!.perStrategy).every((s) =>
+        (STRATEGY_NAMES as readonly string[]).includes(s),
+      ),
+    );
+  });
+
+  it('lists toolsets with counts and a derived description', () => {
+    const toolsets = engine().toolsets();
+    expect(toolsets.map((t) => t.name)).toEqual([
+      'browser',
+      'calendar',
+      'db',
+      'files',
+      'github',
+      'mail',
+      'weather',
+    ]);
+    expect(toolsets[0]).toEqual({
+      name: 'browser',
+      toolCount: 3,
+      description: '3 tools: take_screenshot, navigate, click',
+    });
+  });
+
+  it('get returns the tool as added', () => {
+    expect(engine().get('db__run_query')).toBe(TOOLS[10]);
+    expect(engine().get('nope')).toBeUndefined();
+  });
+});
+
+describe('async and degraded retrievers', () => {
+  function slowStrategy(status: () => 'ready' | 'loading' | 'unavailable'): RetrieverFactory {
+    return ({ docs }) => {
+      let resolveReady: () => void = () => {};
+      const ready = new Promise<void>((resolve) => {
+        resolveReady = resolve;
+      });
+      const retriever: Retriever = {
+        name: 'embedding',
+        add: async () => {},
+        remove: () => {},
+        retrieve: async () => [{ id: [...docs.keys()].at(-1)!, score: 1 }],
+        status,
+        ready: () => {
+          setTimeout(resolveReady, 5);
+          return ready;
+        },
+      };
+      return retriever;
+    };
+  }
+
+  it('skips a loading embedding retriever and says so', async () => {
+    let state: 'ready' | 'loading' | 'unavailable' = 'loading';
+    const search = engine({ retrievers: [...DEFAULT_RETRIEVERS.slice(0, 8), slowStrategy(() => state)] });
+    const loading = await search.search('weather forecast');
+    expect(loading.degraded).toBe('embedding-loading');
+    expect(loading.strategies).not.toContain('embedding');
+    state = 'unavailable';
+    expect((await search.search('weather forecast')).degraded).toBe('embedding-unavailable');
+    state = 'ready';
+    await search.ready();
+    const ready = await search.search('weather forecast');
+    expect(ready.degraded).toBeUndefined();
+    expect(ready.strategies).toContain('embedding');
+  });
+
+  it('degrades instead of failing when the embedding retriever throws', async () => {
+    const failing: RetrieverFactory = () => ({
+      name: 'embedding',
+      add: () => {},
+      remove: () => {},
+      retrieve: async () => {
+        throw new Error('model crashed');
+      },
+    });
+    const search = engine({ retrievers: [...DEFAULT_RETRIEVERS.slice(0, 8), failing] });
+    const response = await search.search('weather forecast');
+    expect(response.degraded).toBe('embedding-unavailable');
+    expect(response.results[0]?.name).toBe('weather__forecast');
+  });
+});

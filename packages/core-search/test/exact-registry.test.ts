@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { bareName, compactKey, serverPrefix, type ToolDefinition, ToolSearch } from '../src/index.js';
+
+/** The committed default registry: the real tools/list of 27 MCP servers (480 tools). */
+const registry = JSON.parse(
+  readFileSync(new URL('../../../fixtures/registry/tools.json', import.meta.url), 'utf8'),
+) as { tools: ToolDefinition[] };
+
+function camelCase(name: string): string {
+  return name.replace(/[_-]+([a-z0-9])/gi, (_, c: string) => c.toUpperCase());
+}
+
+describe('exact names over the 480-tool registry', () => {
+  const tools = registry.tools;
+  const search = new ToolSearch({ tools, embedding: false });
+  /** Tools sharing a bare name must all rank first together. */
+  const byBare = new Map<string, string[]>();
+  for (const tool of tools) {
+    const key = compactKey(bareName(tool.name));
+    byBare.set(key, [...(byBare.get(key) ?? []), tool.name]);
+  }
+
+  it('holds all 480 tools', () => {
+    expect(tools).toHaveLength(480);
+  });
+
+  it('ranks the tool first for its bare, prefixed, camelCase and "server tool" names', async () => {
+    const failures: string[] = [];
+    for (const tool of tools) {
+      const bare = bareName(tool.name);
+      const server = serverPrefix(tool.name)!;
+      const sharing = byBare.get(compactKey(bare))!;
+      const forms: [string, string[]][] = [
+        [bare, sharing],
+        [camelCase(bare), sharing],
+        [tool.name, [tool.name]],
+        [`${server} ${bare}`, [tool.name]],
+      ];
+      for (const [query, expected] of forms) {
+        const response = await search.search(query, { limit: Math.max(expected.length, 3) });
+        const head = response.results.slice(0, expected.length).map((r) => r.name);
+        if ([...head].sort().join() !== [...expected].sort().join()) {
+          failures.push(`${query} -> ${head.join(', ')} (want ${expected.join(', ')})`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { ToolSearch } from '../src/index.js';
+import { engine, top } from './helpers.js';
+
+const search = engine();
+
+describe('keyword (BM25F)', () => {
+  it('finds tools by their words, stemmed', async () => {
+    expect((await top(search, 'sending emails', { strategies: ['keyword'] }))[0]).toBe('mail__send_email');
+  });
+
+  it('weighs the name above the description', async () => {
+    const fielded = new ToolSearch({
+      embedding: false,
+      tools: [
+        { name: 'alpha', description: 'archive archive archive of many things' },
+        { name: 'archive', description: 'keeps things' },
+      ],
+    });
+    expect(await top(fielded, 'archive', { strategies: ['keyword'] })).toEqual(['archive', 'alpha']);
+  });
+
+  it('indexes schema property names (low weight, still found)', async () => {
+    expect(await top(search, 'subject', { strategies: ['keyword'] })).toEqual(['mail__send_email']);
+  });
+});
+
+describe('tfidf (cosine)', () => {
+  it('ranks the tool most about the query terms first', async () => {
+    const focused = new ToolSearch({
+      embedding: false,
+      tools: [
+        {
+          name: 'one',
+          description: 'Convert units, dates, currencies, colours, encodings and also timezones.',
+        },
+        { name: 'two', description: 'Convert timezones.' },
+      ],
+    });
+    expect(await top(focused, 'convert timezones', { strategies: ['tfidf'] })).toEqual(['two', 'one']);
+  });
+});
+
+describe('synonyms', () => {
+  it('expands everyday words to tool vocabulary', async () => {
+    expect(await top(search, 'bug', { strategies: ['keyword'] })).toEqual([]);
+    const response = await search.search('bug', { strategies: ['synonyms'], explain: true });
+    expect(response.results[0]?.name).toBe('github__create_issue');
+    expect(response.explain?.analysis.expansions).toContain('issu');
+  });
+
+  it('counts expansions for less than the original words', async () => {
+    // "file" is the user's own word; "bug" -> "issue" is only an expansion.
+    expect((await top(search, 'file bug', { strategies: ['synonyms'] }))[0]).toBe(
+      'github__get_file_contents',
+    );
+  });
+
+  it('has no opinion when nothing expands', async () => {
+    expect(await top(search, 'checksum', { strategies: ['synonyms'] })).toEqual([]);
+  });
+
+  it('accepts user synonyms that extend the built-in map', async () => {
+    const custom = engine({ synonyms: { meteo: ['weather'] } });
+    expect(await top(custom, 'meteo', { strategies: ['synonyms'] })).toEqual(['weather__forecast']);
+    expect(await top(custom, 'repo', { strategies: ['synonyms'] })).toContain('github__get_file_contents');
+  });
+});
+
+describe('fuzzy', () => {
+  it.each([
+    ['screenshoot', 'browser__take_screenshot'],
+    ['calender', 'calendar__list_events'],
+    ['verifiy checksum', 'files__verify_checksum'],
+  ])('%s -> %s', async (query, expected) => {
+    const names = await top(search, query, { strategies: ['fuzzy'] });
+    expect(names.slice(0, 2)).toContain(expected);
+  });
+
+  it('does not match short words loosely', async () => {
+    expect(await top(search, 'mai', { strategies: ['fuzzy'] })).toEqual([]);
+  });
+});
+
+describe('prefix', () => {
+  it('completes partial words', async () => {
+    expect((await top(search, 'screensh', { strategies: ['prefix'] }))[0]).toBe('browser__take_screenshot');
+    expect((await top(search, 'forec', { strategies: ['prefix'] }))[0]).toBe('weather__forecast');
+  });
+});
+
+describe('ngram', () => {
+  it('matches compounds and glued identifiers', async () => {
+    expect((await top(search, 'takescreenshot', { strategies: ['ngram'] }))[0]).toBe(
+      'browser__take_screenshot',
+    );
+    expect((await top(search, 'sendmail', { strategies: ['ngram'] }))[0]).toBe('mail__send_email');
+  });
+});
+
+describe('category', () => {
+  it('boosts every tool of a toolset the query names, equally', async () => {
+    const response = await search.search('github', { strategies: ['category'], limit: 10 });
+    expect(response.results.map((r) => r.name).sort()).toEqual([
+      'github__create_issue',
+      'github__get_file_contents',
+      'github__list_pull_requests',
+    ]);
+    expect(new Set(response.results.map((r) => r.matchedBy[0]!.rank))).toEqual(new Set([1]));
+  });
+
+  it('stays silent for natural-language queries (ordinary words are toolset names too)', async () => {
+    const response = await search.search('what will the weather be like in paris next week', { limit: 10 });
+    expect(response.strategies).not.toContain('category');
+  });
+});
+
+describe('exact', () => {
+  it('pins a tool whose name is the query, in any case style', async () => {
+    for (const query of ['send_email', 'sendEmail', 'mail__send_email', 'mail send_email', 'SEND-EMAIL']) {
+      const response = await search.search(query, { strategies: ['exact'] });
+      expect(response.results.map((r) => r.name)).toEqual(['mail__send_email']);
+    }
+  });
+
+  it('ranks the exact name first even against strong keyword evidence', async () => {
+    const names = await top(search, 'forecast');
+    expect(names[0]).toBe('weather__forecast');
+    const loud = engine({ weights: { keyword: 50, exact: 0.01 } });
+    expect((await top(loud, 'navigate'))[0]).toBe('browser__navigate');
+  });
+
+  it('tolerates one typo in a long identifier when only one name is that close', async () => {
+    const response = await search.search('get_file_contants', { strategies: ['exact'] });
+    expect(response.results.map((r) => r.name)).toEqual(['github__get_file_contents']);
+  });
+});
