@@ -23,7 +23,7 @@ export const DEFAULTS = {
   bm25: {
     k1: 1.2,
     /** Length normalisation per field; names are short and equal-ish, descriptions vary a lot. */
-    b: { name: 0.3, title: 0.3, tags: 0.3, toolset: 0.3, description: 0.6, schema: 0.6 },
+    b: { name: 0.3, title: 0.3, tags: 0.3, toolset: 0.3, description: 0.4, schema: 0.4 },
     /** Name above tags and toolset, above description, above schema. */
     fieldWeights: { name: 3, title: 2, tags: 1.5, toolset: 1.5, description: 1, schema: 0.3 },
   },
