@@ -34,8 +34,10 @@ export class EmbeddingRetriever implements Retriever {
   private readonly queryVectors = new LruCache<string, Float32Array>(QUERY_CACHE_SIZE);
   private readonly diskCache?: EmbeddingDiskCache;
   private readonly batchSize: number;
-  /** Background work (model load, then each add in order). Never rejects. */
-  private work: Promise<void>;
+  /** The model load. Never rejects. */
+  private readonly loading: Promise<void>;
+  /** Background indexing, each add in order. Never rejects. */
+  private work: Promise<void> = Promise.resolve();
   private pendingAdds = 0;
   private loaded = false;
   private failed = false;
@@ -57,7 +59,9 @@ export class EmbeddingRetriever implements Retriever {
         batchSize: this.batchSize,
       });
     if (cacheDir) this.diskCache = new EmbeddingDiskCache(cacheDir, this.embedder.id);
-    this.work = Promise.resolve(this.embedder.load?.())
+    // Loading runs alongside the first add: a warm cache fills the store meanwhile.
+    this.loading = Promise.resolve()
+      .then(() => this.embedder.load?.())
       .then(() => {
         this.loaded = true;
       })
@@ -70,7 +74,7 @@ export class EmbeddingRetriever implements Retriever {
   }
 
   async ready(): Promise<void> {
-    while (this.status() === 'loading') await this.work;
+    while (this.status() === 'loading') await Promise.all([this.loading, this.work]);
   }
 
   /** Fusion-weight multiplier: 1 up to LENGTH_PIVOT content words, then (pivot / words)^2. */
@@ -140,6 +144,8 @@ export class EmbeddingRetriever implements Retriever {
     const missing = vectors.flatMap((vector, index) => (vector ? [] : [index]));
     let done = total - missing.length;
     report(done);
+    if (missing.length > 0) await this.loading;
+    if (this.failed) return;
     // Similar lengths in one batch waste less padding.
     missing.sort((a, b) => texts[a]!.length - texts[b]!.length || a - b);
     const fresh = new Map<string, Float32Array>();

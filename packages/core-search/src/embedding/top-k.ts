@@ -18,6 +18,11 @@ export class TopK {
     this.scores = new Float64Array(Math.max(0, k));
   }
 
+  /** Would push() keep this candidate? A cheap pre-check for hot loops. */
+  accepts(id: number, score: number): boolean {
+    return this.size < this.k || this.worse(this.ids[0]!, this.scores[0]!, id, score);
+  }
+
   /** Offers one candidate; kept only if it beats the worst of the current k. */
   push(id: number, score: number): void {
     if (this.k <= 0 || Number.isNaN(score)) return;
