@@ -15,8 +15,8 @@ export const DEFAULTS = {
     maxSchemaDepth: 3,
     /** Queries longer than this are truncated (a pasted document is not a query). */
     maxQueryChars: 1000,
-    /** Shape detection: at most this many words is a keyword query, more is natural language. */
-    maxKeywordWords: 4,
+    /** Shape detection: at most this many words, mostly not stop words, is a keyword query. */
+    maxKeywordWords: 5,
   },
 
   /** BM25F (keyword, synonyms, category). */
@@ -31,6 +31,11 @@ export const DEFAULTS = {
   synonyms: {
     /** An expanded term counts this much of an original query term. */
     expansionWeight: 0.4,
+    /**
+     * An idiom ("file a bug") is precise: its expansions count fully and its own words
+     * ("file") only as much as an expansion, since the idiom means something else.
+     */
+    idiomWeight: 1,
   },
 
   fuzzy: {

@@ -92,6 +92,8 @@ describe('query shape', () => {
     ['server-github create_issue', 'identifier'],
     ['github issue', 'keywords'],
     ['weather', 'keywords'],
+    ['screenshoot the page', 'keywords'],
+    ['how do i go', 'natural'],
     ['how do I take a screenshot of this page', 'natural'],
     ['find open pull requests in my repository and label them', 'natural'],
   ])('%s -> %s', (query, shape) => {

@@ -50,10 +50,17 @@ describe('synonyms', () => {
   });
 
   it('counts expansions for less than the original words', async () => {
-    // "file" is the user's own word; "bug" -> "issue" is only an expansion.
-    expect((await top(search, 'file bug', { strategies: ['synonyms'] }))[0]).toBe(
+    // "checksum" is the user's own word; "bug" -> "issue" is only an expansion.
+    expect((await top(search, 'checksum bug', { strategies: ['synonyms'] }))[0]).toBe(
+      'files__verify_checksum',
+    );
+  });
+
+  it('reads idioms as a whole: "file a bug" is not about files', async () => {
+    expect((await top(search, 'file a bug', { strategies: ['keyword'] }))[0]).toBe(
       'github__get_file_contents',
     );
+    expect((await top(search, 'file a bug', { strategies: ['synonyms'] }))[0]).toBe('github__create_issue');
   });
 
   it('has no opinion when nothing expands', async () => {

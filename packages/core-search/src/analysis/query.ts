@@ -17,8 +17,8 @@ export function detectShape(normalized: string): QueryShape {
   if (tokens.length <= 3 && tokens.some(looksLikeIdentifier)) return 'identifier';
   if (tokens.length <= DEFAULTS.analysis.maxKeywordWords) {
     const stopWords = tokens.filter((token) => STOP_WORDS.has(token.toLowerCase())).length;
-    // "how do I ..." is a sentence even when short.
-    if (stopWords === 0 || tokens.length <= 2) return 'keywords';
+    // "screenshoot the page" is still keywords; "how do I ..." is a sentence even when short.
+    if (stopWords * 2 < tokens.length || tokens.length <= 2) return 'keywords';
   }
   return 'natural';
 }

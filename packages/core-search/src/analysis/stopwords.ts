@@ -1,7 +1,7 @@
 /**
  * English stop words. Taken from wink-nlp's lexicon (every token its model flags
  * `stopWordFlag` in our tool and query corpora), minus words that carry intent in
- * tool requests ("call", "move", "name", "first", "up", "empty", ...), plus request
+ * tool requests ("call", "go", "move", "name", "first", "up", "empty", ...), plus request
  * fillers ("please", "want", "need"). A fixed list, so analysis does not pay one
  * wink-nlp document per token.
  */
@@ -11,7 +11,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     'any anyone anything anywhere are around as at be because become becomes been before behind being',
     'below besides between beyond both but by can could did do does doing done due during each eight',
     'either else elsewhere enough etc even ever every everyone everywhere except few fifteen five for',
-    'forty four from further get give go had has have he her here him his how however i ie if in inc',
+    'forty four from further get give had has have he her here him his how however i ie if in inc',
     'indeed into is it its itself just kindly least less let lets made make many may me might mine more',
     'moreover most mostly much must my myself namely need neither never nine no none not nothing now',
     'nowhere of off often on once one only onto or other otherwise our ourselves out over own per perhaps',

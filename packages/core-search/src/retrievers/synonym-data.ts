@@ -35,6 +35,7 @@ export const BUILTIN_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   download: ['fetch', 'get', 'save'],
   upload: ['attach', 'put'],
   click: ['press', 'tap'],
+  drag: ['move', 'drop', 'slide'],
   type: ['fill', 'input', 'enter'],
   form: ['input', 'field'],
   google: ['search', 'web'],
@@ -196,4 +197,26 @@ export const BUILTIN_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   podcast: ['audio', 'episode'],
   resume: ['cv'],
   word: ['vocabulary', 'dictionary'],
+};
+
+/**
+ * Idioms: phrases that mean something other than their words ("file a bug" is not about
+ * files). When one matches, its expansions count fully and its own words only as much as
+ * an expansion. One-directional. Only phrases that keep two words after stop-word removal
+ * can match ("sign in" would become just "sign").
+ */
+export const BUILTIN_IDIOMS: Readonly<Record<string, readonly string[]>> = {
+  'file a bug': ['create issue', 'report'],
+  'report a bug': ['create issue'],
+  'open a ticket': ['create issue'],
+  'raise an issue': ['create issue'],
+  'send a text': ['sms', 'message'],
+  'look up': ['search', 'find', 'lookup'],
+  'set up': ['install', 'configure', 'setup'],
+  'sign up': ['register', 'create account'],
+  'clean up': ['delete', 'remove', 'prune'],
+  'back up': ['backup', 'snapshot', 'export'],
+  'spin up': ['create', 'start', 'deploy'],
+  'shut down': ['stop', 'shutdown'],
+  'write down': ['note', 'save'],
 };
