@@ -1,7 +1,8 @@
 // The embedding strategy inside the engine: default on, never blocks startup, degrades cleanly.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL_PATH } from '../src/embedding/index.js';
 import { type Progress, ToolSearch } from '../src/engine.js';
@@ -58,6 +59,32 @@ describe.skipIf(!existsSync(DEFAULT_MODEL_PATH))('engine with the embedding stra
     expect(response.results[0]?.name).toBe('mail__send_email');
     await engine.search('git commit');
     expect(warnings).toHaveLength(1);
+  });
+
+  it('writes nothing to stdout while loading, searching or failing (MCP stdio servers embed it)', async () => {
+    const script = join(scratch, 'stdout-check.mts');
+    const index = resolve(import.meta.dirname, '../src/index.ts');
+    writeFileSync(
+      script,
+      `import { ToolSearch } from ${JSON.stringify(index)};
+const tools = [{ name: 'mail__send', description: 'send an email' }];
+const ok = new ToolSearch({ tools, embedding: { cacheDir: false } });
+await ok.ready();
+await ok.search('mail my boss');
+const broken = new ToolSearch({ tools, embedding: { cacheDir: false, modelPath: 'no-such-model-dir' } });
+await broken.ready();
+await broken.search('mail');
+`,
+    );
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((done, fail) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--conditions=source', script],
+        (error, stdout, stderr) => (error ? fail(error) : done({ stdout, stderr })),
+      );
+    });
+    expect(stdout).toBe('');
+    expect(stderr.match(/^toolsearch: /gm)).toHaveLength(1);
   });
 
   it('reports embedding progress through onProgress for 1,000 tools', async () => {
