@@ -108,6 +108,29 @@ export class Corpus {
     return Math.log(1 + (this.count - df + 0.5) / (df + 0.5));
   }
 
+  /**
+   * Document frequency from which a word is taken as an established, correctly spelt
+   * word (DEFAULTS.fuzzy.knownDf at scale; 1 for small registries, where every word is rare).
+   */
+  get knownDf(): number {
+    return Math.max(1, Math.min(DEFAULTS.fuzzy.knownDf, Math.round(this.count / 2000)));
+  }
+
+  /**
+   * Share of the query's distinct terms that occur in the corpus. A strategy matching
+   * words literally sees only this share of the query, so it weighs itself by it: with
+   * "screenshoot the page" the keyword ranking is a ranking for "page" alone. Terms in
+   * fewer than `minDf` documents count as unseen (a 10k-tool crawl has its own typos),
+   * unless the strategy sees them some other way (`alsoSeen`: a synonym, a completion).
+   */
+  coverage(terms: readonly string[], minDf = 1, alsoSeen?: (term: string) => boolean): number {
+    const distinct = new Set(terms);
+    if (distinct.size === 0) return 1;
+    let known = 0;
+    for (const term of distinct) if (this.df(term) >= minDf || alsoSeen?.(term)) known++;
+    return known / distinct.size;
+  }
+
   averageLength(field: FieldName): number {
     const f = FIELD_NAMES.indexOf(field);
     return this.count === 0 ? 0 : this.totalLengths[f]! / this.count;

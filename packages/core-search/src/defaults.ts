@@ -39,6 +39,12 @@ export const DEFAULTS = {
   },
 
   fuzzy: {
+    /**
+     * At 10k tools, a word in at least this many tools is an established word (fewer:
+     * possibly a typo of the crawl itself); scaled down for small registries (Corpus.knownDf).
+     * Literal strategies discount words below it on short queries (literal-weight.ts).
+     */
+    knownDf: 3,
     /** Words shorter than this are never fuzzy-matched (too many neighbours). */
     minWordLength: 4,
     /** Allowed edit distance by word length: < 8 chars -> 1, longer -> 2. */
@@ -107,7 +113,7 @@ export const DEFAULTS = {
       keyword: 1,
       tfidf: 0.6,
       synonyms: 0.6,
-      fuzzy: 0.5,
+      fuzzy: 1,
       prefix: 0.3,
       ngram: 0.3,
       category: 0.3,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolSearch } from '../src/index.js';
-import { engine, top } from './helpers.js';
+import { engine, TOOLS, top } from './helpers.js';
 
 const search = engine();
 
@@ -82,6 +82,18 @@ describe('fuzzy', () => {
   ])('%s -> %s', async (query, expected) => {
     const names = await top(search, query, { strategies: ['fuzzy'] });
     expect(names.slice(0, 2)).toContain(expected);
+  });
+
+  it('leads the fusion when a short query has a misspelt word', async () => {
+    // Many tools match "page" literally; only typo matching reads "screenshoot".
+    const pages = Array.from({ length: 20 }, (_, i) => ({
+      name: `wiki__page_tool_${i}`,
+      description: `Wiki page utility number ${i}.`,
+    }));
+    const crowded = engine({ tools: [...TOOLS, ...pages] });
+    expect((await top(crowded, 'screenshoot page'))[0]).toBe('browser__take_screenshot');
+    const response = await crowded.search('screenshoot page', { limit: 30 });
+    expect(response.strategies).toContain('keyword');
   });
 
   it('does not match short words loosely', async () => {

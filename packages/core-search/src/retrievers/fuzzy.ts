@@ -11,8 +11,6 @@ export function maxEdits(word: string): number {
   return word.length < longWordLength ? 1 : 2;
 }
 
-/** Terms a word known this often in the corpus is taken as correctly spelled. */
-const KNOWN_DF = 3;
 /** Nearest terms kept per misspelled word. */
 const MAX_NEIGHBOURS = 8;
 
@@ -33,7 +31,7 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
       query.terms.forEach((term, i) => {
         const word = query.words[i] ?? term;
         if (corpus.df(term) > 0) terms.push({ term, weight: 1 });
-        if (corpus.df(term) >= KNOWN_DF) return;
+        if (corpus.df(term) >= DEFAULTS.fuzzy.knownDf) return;
         const edits = maxEdits(word);
         if (edits === 0) return;
         const near: { term: string; d: number }[] = [];

@@ -1,6 +1,7 @@
 import { uniqueTerms } from '../corpus.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
+import { literalWeight } from './literal-weight.js';
 
 /** `keyword`: BM25F over the analysed fields, name above tags/toolset above description above schema. */
 export function createKeywordRetriever({ corpus }: RetrieverContext): Retriever {
@@ -8,6 +9,7 @@ export function createKeywordRetriever({ corpus }: RetrieverContext): Retriever 
     name: 'keyword',
     add() {}, // the shared corpus is indexed by the engine
     remove() {},
+    weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query),
     retrieve(query: AnalyzedQuery, limit, accept) {
       const terms = uniqueTerms(query.terms.map((term) => ({ term, weight: 1 })));
       return corpus.bm25f(terms, accept).top(limit);

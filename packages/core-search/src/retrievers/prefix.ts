@@ -2,6 +2,7 @@ import { uniqueTerms, type WeightedTerm } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
+import { literalWeight } from './literal-weight.js';
 
 /**
  * `prefix`: partial words. Each query word of at least minPrefixLength letters also
@@ -15,6 +16,12 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
     name: 'prefix',
     add() {},
     remove() {},
+    weightFor: (query: AnalyzedQuery) =>
+      literalWeight(
+        corpus,
+        query,
+        (term) => term.length >= minPrefixLength && vocabulary.completions(term, 1).length > 0,
+      ),
     retrieve(query: AnalyzedQuery, limit, accept) {
       const terms: WeightedTerm[] = [];
       const matched: string[] = [];

@@ -2,6 +2,7 @@ import { uniqueTerms } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
+import { literalWeight } from './literal-weight.js';
 import { expandQuery } from './synonym-map.js';
 
 /**
@@ -14,6 +15,7 @@ export function createSynonymsRetriever({ corpus, synonyms }: RetrieverContext):
     name: 'synonyms',
     add() {},
     remove() {},
+    weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query, (term) => synonyms.entries.has(term)),
     retrieve(query: AnalyzedQuery, limit, accept) {
       const { words, phrases, inPhrases } = expandQuery(query.terms, synonyms);
       if (words.length === 0 && phrases.length === 0) return [];

@@ -1,6 +1,7 @@
 import { type Corpus, weightedTf } from '../corpus.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
+import { literalWeight } from './literal-weight.js';
 import { Scores } from './top-k.js';
 
 /** Smoothed idf, as in the classic vector-space model. */
@@ -35,6 +36,7 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
     name: 'tfidf',
     add() {},
     remove() {},
+    weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query),
     retrieve(query: AnalyzedQuery, limit, accept) {
       refreshNorms();
       const counts = new Map<string, number>();
