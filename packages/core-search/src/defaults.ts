@@ -31,11 +31,6 @@ export const DEFAULTS = {
   synonyms: {
     /** An expanded term counts this much of an original query term. */
     expansionWeight: 0.4,
-    /**
-     * An idiom ("file a bug") is precise: its expansions count fully and its own words
-     * ("file") only as much as an expansion, since the idiom means something else.
-     */
-    idiomWeight: 1,
   },
 
   fuzzy: {

@@ -17,7 +17,7 @@ import {
 import type { IndexedDoc, Retriever } from './retriever.js';
 import type { EmbeddingOptions, RetrieverContext, RetrieverFactory } from './retrievers/context.js';
 import { DEFAULT_RETRIEVERS } from './retrievers/index.js';
-import { buildSynonymMap, expandTerms } from './retrievers/synonym-map.js';
+import { buildSynonymMap, expandTerms, rewriteIdioms } from './retrievers/synonym-map.js';
 import { Vocabulary } from './retrievers/vocabulary.js';
 import { deserializeIndex, type SerializedDoc, serializeIndex } from './serialize.js';
 import type {
@@ -192,7 +192,10 @@ export class ToolSearch {
       options.strategies === undefined ? undefined : new Set(strategyList(options.strategies, 'strategies'));
     const off = new Set(strategyList(options.disable, 'disable'));
 
-    const analyzed = analyzeQuery(query);
+    // Idioms are part of the synonyms strategy: switching it off (ablation) keeps them literal.
+    const synonymsOn =
+      !this.disabled.has('synonyms') && !off.has('synonyms') && (!only || only.has('synonyms'));
+    const analyzed = synonymsOn ? rewriteIdioms(analyzeQuery(query), this.synonyms) : analyzeQuery(query);
     const shapeWeights = DEFAULTS.shapeWeights[analyzed.shape];
     const allowed = toolsetFilter ? new Set(toolsetFilter) : undefined;
     const accept = allowed ? (id: number) => allowed.has(this.docs.get(id)?.toolset ?? '') : undefined;

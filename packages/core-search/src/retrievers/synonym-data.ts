@@ -201,9 +201,9 @@ export const BUILTIN_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Idioms: phrases that mean something other than their words ("file a bug" is not about
- * files). When one matches, its expansions count fully and its own words only as much as
- * an expansion. One-directional. Only phrases that keep two words after stop-word removal
- * can match ("sign in" would become just "sign").
+ * files). The engine replaces them in the query before any strategy runs (while the
+ * synonyms strategy is on). One-directional. Only phrases that keep two or three words
+ * after stop-word removal can match ("sign in" would become just "sign").
  */
 export const BUILTIN_IDIOMS: Readonly<Record<string, readonly string[]>> = {
   'file a bug': ['create issue', 'report'],

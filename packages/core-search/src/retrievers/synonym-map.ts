@@ -1,5 +1,6 @@
 import { analyzeWords } from '../analysis/analyze.js';
 import { stem } from '../analysis/stem.js';
+import type { AnalyzedQuery } from '../retriever.js';
 import { BUILTIN_IDIOMS, BUILTIN_SYNONYMS } from './synonym-data.js';
 
 /**
@@ -10,8 +11,11 @@ import { BUILTIN_IDIOMS, BUILTIN_SYNONYMS } from './synonym-data.js';
 export interface SynonymMap {
   /** key (stemmed words joined by one space) -> expansion terms (stemmed) */
   readonly entries: ReadonlyMap<string, readonly string[]>;
-  /** Idioms (see BUILTIN_IDIOMS): stemmed multi-word key -> expansion terms. */
-  readonly idioms: ReadonlyMap<string, readonly string[]>;
+  /** Idioms (see BUILTIN_IDIOMS): stemmed multi-word key -> the words that replace it. */
+  readonly idioms: ReadonlyMap<
+    string,
+    { readonly words: readonly string[]; readonly terms: readonly string[] }
+  >;
   /** Longest key, in words, so phrase lookup knows how far to look ahead. */
   readonly maxKeyWords: number;
 }
@@ -49,50 +53,63 @@ export function buildSynonymMap(extra: Record<string, readonly string[]> = {}): 
     frozen.set(key, [...set].sort());
     maxKeyWords = Math.max(maxKeyWords, key.split(' ').length);
   }
-  const idioms = new Map<string, readonly string[]>();
+  const idioms = new Map<string, { words: string[]; terms: string[] }>();
   for (const [phrase, targets] of Object.entries(BUILTIN_IDIOMS)) {
     const key = keyOf(phrase);
     if (key.split(' ').length < 2) continue; // stop words ate the phrase
-    idioms.set(key, [...new Set(targets.flatMap((target) => analyzeWords(target).map(stem)))].sort());
-    maxKeyWords = Math.max(maxKeyWords, key.split(' ').length);
+    const words = [...new Set(targets.flatMap((target) => analyzeWords(target)))];
+    idioms.set(key, { words, terms: words.map(stem) });
   }
   return { entries: frozen, idioms, maxKeyWords };
 }
 
-/** Synonym expansion of one query: synonym terms, idiom terms, and query words inside matched idioms. */
-export interface Expansion {
-  words: string[];
-  phrases: string[];
-  /** Query terms that are part of a matched idiom. */
-  inPhrases: string[];
+/**
+ * Expansion terms for a query's terms: every key found as a word or a phrase, minus
+ * terms the query already has. Sorted, so the same query always expands the same way.
+ */
+export function expandTerms(terms: readonly string[], map: SynonymMap): string[] {
+  const own = new Set(terms);
+  const found = new Set<string>();
+  for (let i = 0; i < terms.length; i++) {
+    for (let n = Math.min(map.maxKeyWords, terms.length - i); n >= 1; n--) {
+      for (const term of map.entries.get(terms.slice(i, i + n).join(' ')) ?? []) {
+        if (!own.has(term)) found.add(term);
+      }
+    }
+  }
+  return [...found].sort();
 }
 
 /**
- * Expand a query's terms: every key found as a word or a phrase (longest first), minus
- * terms the query already has. Sorted, so the same query always expands the same way.
+ * Replace idioms in a query by what they mean ("file a bug" -> "create issue report")
+ * before any strategy sees it: the idiom's own words would send every strategy to the
+ * wrong tools (files). Words and terms stay aligned. Unchanged query when none matches.
  */
-export function expandQuery(terms: readonly string[], map: SynonymMap): Expansion {
-  const own = new Set(terms);
-  const words = new Set<string>();
-  const phrases = new Set<string>();
-  const inPhrases = new Set<string>();
-  for (let i = 0; i < terms.length; i++) {
-    for (let n = Math.min(map.maxKeyWords, terms.length - i); n >= 1; n--) {
-      const key = terms.slice(i, i + n).join(' ');
-      const idiom = map.idioms.get(key);
-      if (idiom) {
-        for (const term of idiom) phrases.add(term);
-        for (const term of terms.slice(i, i + n)) inPhrases.add(term);
-      }
-      for (const term of map.entries.get(key) ?? []) if (!own.has(term)) words.add(term);
+export function rewriteIdioms(query: AnalyzedQuery, map: SynonymMap): AnalyzedQuery {
+  if (map.idioms.size === 0 || query.terms.length < 2) return query;
+  const words: string[] = [];
+  const terms: string[] = [];
+  let changed = false;
+  for (let i = 0; i < query.terms.length; ) {
+    let matched = 0;
+    for (let n = Math.min(IDIOM_MAX_WORDS, query.terms.length - i); n >= 2 && matched === 0; n--) {
+      const idiom = map.idioms.get(query.terms.slice(i, i + n).join(' '));
+      if (!idiom) continue;
+      words.push(...idiom.words);
+      terms.push(...idiom.terms);
+      matched = n;
+    }
+    if (matched > 0) {
+      changed = true;
+      i += matched;
+    } else {
+      words.push(query.words[i] ?? query.terms[i]!);
+      terms.push(query.terms[i]!);
+      i++;
     }
   }
-  for (const term of phrases) words.delete(term);
-  return { words: [...words].sort(), phrases: [...phrases].sort(), inPhrases: [...inPhrases].sort() };
+  return changed ? { ...query, words, terms } : query;
 }
 
-/** All expansion terms of a query, sorted (explain output). */
-export function expandTerms(terms: readonly string[], map: SynonymMap): string[] {
-  const { words, phrases } = expandQuery(terms, map);
-  return [...new Set([...phrases, ...words])].sort();
-}
+/** Longest idiom, in analysed words. */
+const IDIOM_MAX_WORDS = 3;

@@ -3,7 +3,7 @@ import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
 import { literalWeight } from './literal-weight.js';
-import { expandQuery } from './synonym-map.js';
+import { expandTerms } from './synonym-map.js';
 
 /**
  * `synonyms`: BM25F over the query's terms plus their synonyms, the synonyms weighted
@@ -17,16 +17,13 @@ export function createSynonymsRetriever({ corpus, synonyms }: RetrieverContext):
     remove() {},
     weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query, (term) => synonyms.entries.has(term)),
     retrieve(query: AnalyzedQuery, limit, accept) {
-      const { words, phrases, inPhrases } = expandQuery(query.terms, synonyms);
-      if (words.length === 0 && phrases.length === 0) return [];
-      const { expansionWeight, idiomWeight } = DEFAULTS.synonyms;
-      const consumed = new Set(inPhrases);
+      const expansions = expandTerms(query.terms, synonyms);
+      if (expansions.length === 0) return [];
+      const weight = DEFAULTS.synonyms.expansionWeight;
       const terms = uniqueTerms([
-        ...query.terms.map((term) => ({ term, weight: consumed.has(term) ? expansionWeight : 1 })),
-        ...words.map((term) => ({ term, weight: expansionWeight })),
-        ...phrases.map((term) => ({ term, weight: idiomWeight })),
+        ...query.terms.map((term) => ({ term, weight: 1 })),
+        ...expansions.map((term) => ({ term, weight })),
       ]);
-      const expansions = [...phrases, ...words];
       const hits = corpus.bm25f(terms, accept).top(limit);
       for (const hit of hits) hit.matched = expansions;
       return hits;
