@@ -145,6 +145,8 @@ export const BUILTIN_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   update: ['upgrade', 'patch'],
   test: ['check', 'verify', 'validate'],
   fix: ['repair', 'resolve', 'patch'],
+  undo: ['revert', 'rollback', 'reset'],
+  shorten: ['shortener', 'short link'],
   script: ['code', 'program'],
   code: ['source', 'snippet'],
   command: ['shell', 'terminal', 'cli'],
@@ -219,4 +221,5 @@ export const BUILTIN_IDIOMS: Readonly<Record<string, readonly string[]>> = {
   'spin up': ['create', 'start', 'deploy'],
   'shut down': ['stop', 'shutdown'],
   'write down': ['note', 'save'],
+  'go back': ['navigate back', 'previous'],
 };
