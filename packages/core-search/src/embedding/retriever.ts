@@ -41,6 +41,7 @@ export class EmbeddingRetriever implements Retriever {
   private pendingAdds = 0;
   private loaded = false;
   private failed = false;
+  private cacheWarned = false;
   /** Ids removed while their add was still pending. */
   private readonly removedPending = new Set<number>();
 
@@ -180,7 +181,9 @@ export class EmbeddingRetriever implements Retriever {
     try {
       await this.diskCache.save(fresh, inUse);
     } catch (error) {
-      // A read-only or full disk costs speed next time, not correctness now.
+      // A read-only or full disk costs speed next time, not correctness now: say so once.
+      if (this.cacheWarned) return;
+      this.cacheWarned = true;
       this.warn(`toolsearch: embedding cache not written (${this.diskCache.file}): ${message(error)}`);
     }
   }
