@@ -135,6 +135,24 @@ describe.skipIf(!existsSync(join(DEFAULT_MODEL_PATH, 'onnx', 'model_quantized.on
       expect(second.calls.filter((c) => c.kind === 'query')).toHaveLength(1);
     });
 
+    it('an unwritable cache costs one warning, not the strategy', async () => {
+      const notADir = join(scratch, 'cache-is-a-file');
+      writeFileSync(notADir, 'x');
+      const warnings: string[] = [];
+      const retriever = createEmbeddingRetriever({
+        cacheDir: notADir,
+        env: {},
+        onWarning: (w) => warnings.push(w),
+      });
+      retriever.add(DOCS.slice(0, 2));
+      retriever.add(DOCS.slice(2));
+      await retriever.ready();
+      expect(retriever.status()).toBe('ready');
+      expect(retriever.size).toBe(DOCS.length);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('cache');
+    });
+
     it('forgets removed tools, also when removed before their vectors are in', async () => {
       const retriever = createEmbeddingRetriever({ cacheDir: false, env: {} });
       retriever.add(DOCS);
