@@ -1,7 +1,10 @@
 import { normalizeText } from './normalize.js';
 import { stem } from './stem.js';
 import { STOP_WORDS } from './stopwords.js';
-import { RAW_TOKEN, tokenize, tokenWords } from './tokenize.js';
+import { tokenize, tokenWords } from './tokenize.js';
+
+/** Anything that cannot be inside a token (see RAW_TOKEN in tokenize.ts). */
+const SEPARATOR = /[^\p{L}\p{N}_.\-'’@/:]+/u;
 
 /** Surface words of a text: normalised, identifiers split, stop words removed, not stemmed. */
 export function analyzeWords(text: string, maxChars?: number): string[] {
@@ -30,8 +33,11 @@ function tokenTerms(token: string): readonly string[] {
  */
 export function analyze(text: string, maxChars?: number): string[] {
   const terms: string[] = [];
-  for (const match of normalizeText(text, maxChars).matchAll(RAW_TOKEN)) {
-    for (const term of tokenTerms(match[0])) terms.push(term);
+  // Splitting on separators allocates far less than matching tokens; punctuation left at
+  // a token's edges ("end.", "(url") is dropped by identifier splitting, once per token.
+  for (const token of normalizeText(text, maxChars).split(SEPARATOR)) {
+    if (token === '') continue;
+    for (const term of tokenTerms(token)) terms.push(term);
   }
   return terms;
 }
