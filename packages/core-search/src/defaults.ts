@@ -44,6 +44,8 @@ export const DEFAULTS = {
     minWordLength: 4,
     /** Allowed edit distance by word length: < 8 chars -> 1, longer -> 2. */
     longWordLength: 8,
+    /** Nearest vocabulary terms kept per misspelt word. */
+    maxNeighbours: 8,
   },
 
   prefix: {
@@ -58,6 +60,11 @@ export const DEFAULTS = {
     n: 3,
     /** Below this cosine the shared grams are chance ("translate" vs "navigate": 0.24). */
     minSimilarity: 0.3,
+  },
+
+  exact: {
+    /** One-typo tolerance applies only to names at least this long (compacted): short names have too many neighbours. */
+    minTypoKeyLength: 8,
   },
 
   category: {

@@ -1,4 +1,5 @@
 import { bareName, compactKey, serverPrefix } from '../analysis/identifier.js';
+import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever } from '../retriever.js';
 
 /** Keys a query can be equal to: full name, bare name, "server tool", "toolset tool", any case style. */
@@ -26,9 +27,6 @@ export function oneEditApart(a: string, b: string): boolean {
   // What is left between the common prefix and suffix is the single edit.
   return endA - start < 1 && endB - start < 1;
 }
-
-/** Typo tolerance applies only to keys at least this long: short names have too many neighbours. */
-const MIN_TYPO_KEY_LENGTH = 8;
 
 /**
  * `exact`: a query that IS a tool's name (any case style, with or without its server
@@ -77,7 +75,7 @@ export function createExactRetriever(): Retriever {
           .slice(0, limit)
           .map((id): RetrievalHit => ({ id, score: 1, pinned: true, matched: [key] }));
       }
-      if (query.shape !== 'identifier' || key.length < MIN_TYPO_KEY_LENGTH) return [];
+      if (query.shape !== 'identifier' || key.length < DEFAULTS.exact.minTypoKeyLength) return [];
       if (!byLength) {
         byLength = new Map();
         for (const candidate of byKey.keys()) {

@@ -11,9 +11,6 @@ export function maxEdits(word: string): number {
   return word.length < longWordLength ? 1 : 2;
 }
 
-/** Nearest terms kept per misspelled word. */
-const MAX_NEIGHBOURS = 8;
-
 /**
  * `fuzzy`: typo-tolerant BM25F. Each query word not already common in the corpus is
  * replaced by the vocabulary terms within its edit budget (Levenshtein, via a
@@ -43,7 +40,7 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
           if (d <= edits) near.push({ term: candidate, d });
         }
         near.sort((a, b) => a.d - b.d || corpus.df(b.term) - corpus.df(a.term) || (a.term < b.term ? -1 : 1));
-        for (const { term: neighbour, d } of near.slice(0, MAX_NEIGHBOURS)) {
+        for (const { term: neighbour, d } of near.slice(0, DEFAULTS.fuzzy.maxNeighbours)) {
           terms.push({ term: neighbour, weight: 1 - d / word.length });
           matched.push(neighbour);
         }
