@@ -11,7 +11,7 @@ import type { StrategyName, ToolDefinition } from './types.js';
  */
 export const INDEX_FORMAT = 'toolsearch-index';
 export const INDEX_VERSION = 1;
-export const ANALYZER_VERSION = 1;
+export const ANALYZER_VERSION = 2;
 
 export type SerializedDoc = Omit<IndexedDoc, 'id' | 'name'>;
 

@@ -58,7 +58,7 @@ describe('toJSON / load', () => {
       {
         format: 'toolsearch-index',
         version: 1,
-        analyzer: 1,
+        analyzer: 2,
         options: {},
         docs: [
           { tool: { name: 'x' }, toolset: 'd', nameWords: [], embeddingText: '', fields: { name: 'x' } },

@@ -2,8 +2,8 @@
  * English stop words. Taken from wink-nlp's lexicon (every token its model flags
  * `stopWordFlag` in our tool and query corpora), minus words that carry intent in
  * tool requests ("call", "go", "move", "name", "first", "up", "empty", ...), plus request
- * fillers ("please", "want", "need", "hello", "tell", "assist"; measured: +0.5 R@5 on BFCL). A fixed list, so analysis does not pay one
- * wink-nlp document per token.
+ * fillers ("please", "want", "need", "hello", "tell", "assist"; measured: +0.5 R@5 on
+ * BFCL). A fixed list, so analysis does not pay one wink-nlp document per token.
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   [
