@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolSearch } from '../src/index.js';
+import { oneEditApart } from '../src/retrievers/exact.js';
 import { engine, TOOLS, top } from './helpers.js';
 
 const search = engine();
@@ -79,6 +80,7 @@ describe('fuzzy', () => {
     ['screenshoot', 'browser__take_screenshot'],
     ['calender', 'calendar__list_events'],
     ['verifiy checksum', 'files__verify_checksum'],
+    ['mial', 'mail__send_email'], // two swapped letters are one typo
   ])('%s -> %s', async (query, expected) => {
     const names = await top(search, query, { strategies: ['fuzzy'] });
     expect(names.slice(0, 2)).toContain(expected);
@@ -134,6 +136,21 @@ describe('category', () => {
   });
 });
 
+describe('oneEditApart', () => {
+  it.each([
+    ['navigate', 'naviagte', true],
+    ['navigate', 'navigte', true],
+    ['navigate', 'navigatte', true],
+    ['navigate', 'novigate', true],
+    ['navigate', 'navigate', false],
+    ['navigate', 'nagivate', false],
+    ['navigate', 'navi', false],
+  ])('%s / %s -> %s', (a, b, expected) => {
+    expect(oneEditApart(a, b)).toBe(expected);
+    expect(oneEditApart(b, a)).toBe(expected);
+  });
+});
+
 describe('exact', () => {
   it('pins a tool whose name is the query, in any case style', async () => {
     for (const query of ['send_email', 'sendEmail', 'mail__send_email', 'mail send_email', 'SEND-EMAIL']) {
@@ -150,7 +167,22 @@ describe('exact', () => {
   });
 
   it('tolerates one typo in a long identifier when only one name is that close', async () => {
+    for (const [query, name] of [
+      ['get_file_contants', 'github__get_file_contents'],
+      ['get_flie_contents', 'github__get_file_contents'],
+      ['sned_email', 'mail__send_email'],
+    ]) {
+      const response = await search.search(query!, { strategies: ['exact'] });
+      expect(response.results.map((r) => r.name)).toEqual([name]);
+    }
     const response = await search.search('get_file_contants', { strategies: ['exact'] });
     expect(response.results.map((r) => r.name)).toEqual(['github__get_file_contents']);
+    expect((await top(search, 'get_file_contants'))[0]).toBe('github__get_file_contents');
+  });
+
+  it('does not pin a near miss, and ignores typos in short names', async () => {
+    expect(await top(search, 'clik', { strategies: ['exact'] })).toEqual([]);
+    const near = await search.search('sned_email', { strategies: ['exact'] });
+    expect(near.results[0]?.matchedBy[0]?.score).toBeLessThan(1);
   });
 });

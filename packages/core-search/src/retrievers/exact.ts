@@ -13,7 +13,10 @@ function nameKeys(doc: IndexedDoc): string[] {
   return [...keys];
 }
 
-/** True when one insertion, deletion or substitution turns `a` into `b` (linear, no matrix). */
+/**
+ * True when one typo turns `a` into `b`: an insertion, deletion, substitution or swap of
+ * two adjacent letters ("naviagte"), found in linear time without a distance matrix.
+ */
 export function oneEditApart(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1 || a === b) return false;
   let start = 0;
@@ -24,8 +27,10 @@ export function oneEditApart(a: string, b: string): boolean {
     endA--;
     endB--;
   }
-  // What is left between the common prefix and suffix is the single edit.
-  return endA - start < 1 && endB - start < 1;
+  // What is left between the common prefix and suffix is the single edit...
+  if (endA - start < 1 && endB - start < 1) return true;
+  // ...or two swapped neighbours.
+  return endA === start + 1 && endB === start + 1 && a[start] === b[endB] && a[endA] === b[start];
 }
 
 /**

@@ -3,6 +3,7 @@ import { uniqueTerms, type WeightedTerm } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
+import { oneEditApart } from './exact.js';
 
 /** Allowed edits grow with word length: "calender" may be 1 edit off, "pr" none. */
 export function maxEdits(word: string): number {
@@ -36,7 +37,8 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
           if (candidate === term) continue;
           // Two typos and a wrong first letter is another word, not a misspelling.
           if (edits > 1 && candidate[0] !== word[0]) continue;
-          const d = Math.min(distance(word, candidate), distance(term, candidate));
+          let d = Math.min(distance(word, candidate), distance(term, candidate));
+          if (d === 2 && oneEditApart(word, candidate)) d = 1; // swapped neighbours are one typo
           if (d <= edits) near.push({ term: candidate, d });
         }
         near.sort((a, b) => a.d - b.d || corpus.df(b.term) - corpus.df(a.term) || (a.term < b.term ? -1 : 1));
