@@ -108,6 +108,12 @@ describe('prefix', () => {
     expect((await top(search, 'screensh', { strategies: ['prefix'] }))[0]).toBe('browser__take_screenshot');
     expect((await top(search, 'forec', { strategies: ['prefix'] }))[0]).toBe('weather__forecast');
   });
+
+  it('completes a half-typed last word that looks like a stop word', async () => {
+    const names = await top(search, 'calendar even', { strategies: ['prefix'] });
+    expect(names).toContain('calendar__list_events');
+    expect(names).toContain('calendar__create_event');
+  });
 });
 
 describe('ngram', () => {

@@ -1,3 +1,4 @@
+import { STOP_WORDS } from '../analysis/stopwords.js';
 import { uniqueTerms, type WeightedTerm } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
@@ -25,9 +26,7 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
     retrieve(query: AnalyzedQuery, limit, accept) {
       const terms: WeightedTerm[] = [];
       const matched: string[] = [];
-      query.terms.forEach((term, i) => {
-        terms.push({ term, weight: 1 });
-        const word = query.words[i] ?? term;
+      const complete = (word: string, term: string) => {
         if (word.length < minPrefixLength) return;
         const completions = new Set([
           ...vocabulary.completions(word, maxExpansions),
@@ -39,7 +38,19 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
           terms.push({ term: completion, weight: Math.max(0.3, term.length / completion.length) });
           matched.push(completion);
         }
+      };
+      query.terms.forEach((term, i) => {
+        terms.push({ term, weight: 1 });
+        complete(query.words[i] ?? term, term);
       });
+      // A half-typed last word can look like a stop word ("list even" -> "events"), which
+      // analysis dropped; short queries get it back here.
+      const last =
+        query.normalized
+          .split(' ')
+          .at(-1)
+          ?.replace(/[^\p{L}\p{N}]+/gu, '') ?? '';
+      if (query.shape !== 'natural' && STOP_WORDS.has(last)) complete(last, last);
       if (matched.length === 0) return [];
       const hits = corpus.bm25f(uniqueTerms(terms), accept).top(limit);
       for (const hit of hits) hit.matched = matched;
