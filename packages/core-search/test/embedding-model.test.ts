@@ -135,6 +135,18 @@ describe.skipIf(!existsSync(join(DEFAULT_MODEL_PATH, 'onnx', 'model_quantized.on
       expect(second.calls.filter((c) => c.kind === 'query')).toHaveLength(1);
     });
 
+    it('embeds a text repeated by several tools once', async () => {
+      const counting = new CountingEmbedder(bundled());
+      const retriever = createEmbeddingRetriever({ embedder: counting, cacheDir: false });
+      const copies = DOCS.map((d) => doc(d.id + 100, `${d.name}_copy`, d.embeddingText));
+      retriever.add([...DOCS, ...copies]);
+      await retriever.ready();
+      expect(counting.documents()).toBe(DOCS.length);
+      expect(retriever.size).toBe(2 * DOCS.length);
+      const top = await retriever.retrieve(query('will it be sunny tomorrow'), 2);
+      expect(top.map((hit) => hit.id)).toEqual([2, 102]);
+    });
+
     it('an unwritable cache costs one warning, not the strategy', async () => {
       const notADir = join(scratch, 'cache-is-a-file');
       writeFileSync(notADir, 'x');

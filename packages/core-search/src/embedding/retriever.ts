@@ -142,16 +142,24 @@ export class EmbeddingRetriever implements Retriever {
     const keys = texts.map(textKey);
     const cached = await this.readCache();
     const vectors: (Float32Array | undefined)[] = keys.map((key) => cached.get(key));
-    const missing = vectors.flatMap((vector, index) => (vector ? [] : [index]));
-    let done = total - missing.length;
+    // Each distinct missing text once: registries repeat descriptions verbatim.
+    const copies = new Map<string, number>();
+    const unique: number[] = [];
+    vectors.forEach((vector, index) => {
+      if (vector) return;
+      const key = keys[index]!;
+      if (!copies.has(key)) unique.push(index);
+      copies.set(key, (copies.get(key) ?? 0) + 1);
+    });
+    let done = total - [...copies.values()].reduce((sum, n) => sum + n, 0);
     report(done);
-    if (missing.length > 0) await this.loading;
+    if (unique.length > 0) await this.loading;
     if (this.failed) return;
     // Similar lengths in one batch waste less padding.
-    missing.sort((a, b) => texts[a]!.length - texts[b]!.length || a - b);
+    unique.sort((a, b) => texts[a]!.length - texts[b]!.length || a - b);
     const fresh = new Map<string, Float32Array>();
-    for (let start = 0; start < missing.length; start += this.batchSize) {
-      const batch = missing.slice(start, start + this.batchSize);
+    for (let start = 0; start < unique.length; start += this.batchSize) {
+      const batch = unique.slice(start, start + this.batchSize);
       const out = await this.embedder.embed(
         batch.map((index) => texts[index]!),
         'document',
@@ -159,12 +167,14 @@ export class EmbeddingRetriever implements Retriever {
       batch.forEach((index, i) => {
         const vector = out[i];
         if (!vector) throw new Error(`the embedder returned ${out.length} vectors for ${batch.length} texts`);
-        vectors[index] = vector;
         fresh.set(keys[index]!, vector);
+        done += copies.get(keys[index]!)!;
       });
-      done += batch.length;
       report(done);
     }
+    keys.forEach((key, index) => {
+      vectors[index] ??= fresh.get(key);
+    });
     docs.forEach((doc, index) => {
       if (!this.removedPending.has(doc.id)) this.store.add(doc.id, vectors[index]!);
     });
