@@ -90,6 +90,8 @@ describe('query shape', () => {
     ['takeScreenshot', 'identifier'],
     ['get_file_contants', 'identifier'],
     ['server-github create_issue', 'identifier'],
+    ['send-email', 'identifier'],
+    ['math.factorial', 'identifier'],
     ['github issue', 'keywords'],
     ['weather', 'keywords'],
     ['screenshoot the page', 'keywords'],

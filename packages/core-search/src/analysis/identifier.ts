@@ -52,9 +52,15 @@ export function compactKey(text: string): string {
     .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
+/** Spellings only code uses. */
+const IDENTIFIER_SYNTAX = [
+  /\p{L}[_.]\p{L}|__/u, // snake_case, dotted.name, server__tool
+  /\p{Ll}\p{Lu}/u, // camelCase
+  /\p{L}-\p{L}/u, // kebab-case
+  /^\p{L}+\d+\p{L}*$/u, // s3, v2, oauth2
+];
+
 /** True when a token looks like code rather than a word: snake, kebab, dotted, camelCase. */
 export function looksLikeIdentifier(token: string): boolean {
-  return /[_.]|\p{Ll}\p{Lu}|\p{L}-\p{L}.*[_-]|__/u.test(token) || /^\p{L}+\d+\p{L}*$/u.test(token)
-    ? /\p{L}/u.test(token)
-    : false;
+  return IDENTIFIER_SYNTAX.some((pattern) => pattern.test(token));
 }
