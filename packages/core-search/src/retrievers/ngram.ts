@@ -55,11 +55,11 @@ export function createNgramRetriever(): Retriever {
       }
       // Cosine over gram sets; a few shared grams ("ate", "te$") are chance, not evidence.
       const hits: RetrievalHit[] = [];
-      for (const hit of shared.top(Number.POSITIVE_INFINITY)) {
-        if (accept && !accept(hit.id)) continue;
-        const score = hit.score / Math.sqrt(grams.size * gramsOf.get(hit.id)!.size);
-        if (score >= DEFAULTS.ngram.minSimilarity) hits.push({ id: hit.id, score });
-      }
+      shared.forEach((id, count) => {
+        if (accept && !accept(id)) return;
+        const score = count / Math.sqrt(grams.size * gramsOf.get(id)!.size);
+        if (score >= DEFAULTS.ngram.minSimilarity) hits.push({ id, score });
+      });
       return topHits(hits, limit);
     },
   };

@@ -4,6 +4,17 @@ import type { RetrieverContext } from './context.js';
 import { literalWeight } from './literal-weight.js';
 import { Scores } from './top-k.js';
 
+/** log(1 + field-weighted tf) of a packed posting; few distinct values, so memoised. */
+const logTfMemo = new Map<number, number>();
+function logTf(packed: number): number {
+  let value = logTfMemo.get(packed);
+  if (value === undefined) {
+    value = Math.log1p(weightedTf(packed));
+    if (logTfMemo.size < 100_000) logTfMemo.set(packed, value);
+  }
+  return value;
+}
+
 /** Smoothed idf, as in the classic vector-space model. */
 function idf(corpus: Corpus, term: string): number {
   return Math.log((corpus.size + 1) / (corpus.df(term) + 1)) + 1;
@@ -25,7 +36,7 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
     for (const [term, byDoc] of corpus.postings) {
       const weight = idf(corpus, term);
       for (const [id, packed] of byDoc) {
-        const w = Math.log1p(weightedTf(packed)) * weight;
+        const w = logTf(packed) * weight;
         squares[id]! += w * w;
       }
     }
@@ -49,7 +60,7 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
         const q = Math.log1p(count) * weight * weight;
         for (const [id, packed] of byDoc) {
           if (accept && !accept(id)) continue;
-          scores.add(id, (q * Math.log1p(weightedTf(packed))) / (norms[id] || 1));
+          scores.add(id, (q * logTf(packed)) / (norms[id] || 1));
         }
       }
       return scores.top(limit);

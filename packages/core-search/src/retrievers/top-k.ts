@@ -32,6 +32,11 @@ export class Scores {
     return this.touched.length;
   }
 
+  /** Calls `visit` for every document with evidence, in first-touched order. */
+  forEach(visit: (id: number, score: number) => void): void {
+    for (const id of this.touched) visit(id, this.values[id]!);
+  }
+
   /** Best `limit` positive scores, best first, equal scores by ascending id. */
   top(limit: number): RetrievalHit[] {
     const hits: RetrievalHit[] = [];
