@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { Corpus, fieldCount, uniqueTerms } from '../src/corpus.js';
+import { DEFAULTS, FIELD_NAMES } from '../src/defaults.js';
+import { analyzeTool } from '../src/index.js';
+import { Scores, topHits } from '../src/retrievers/top-k.js';
+import { Vocabulary } from '../src/retrievers/vocabulary.js';
+
+const docs = [
+  analyzeTool({ name: 'weather', description: 'Weather forecast for a city.' }, 0),
+  analyzeTool({ name: 'city_info', description: 'Facts about a city: population, area.' }, 1),
+  analyzeTool({ name: 'stocks', description: 'Stock quotes.' }, 2),
+];
+
+describe('Corpus', () => {
+  it('packs per-field counts into one number per posting', () => {
+    const corpus = new Corpus();
+    corpus.add(docs);
+    const packed = corpus.postings.get('weather')!.get(0)!;
+    expect(fieldCount(packed, FIELD_NAMES.indexOf('name'))).toBe(1);
+    expect(fieldCount(packed, FIELD_NAMES.indexOf('description'))).toBe(1);
+    expect(fieldCount(packed, FIELD_NAMES.indexOf('schema'))).toBe(0);
+    expect(corpus.df('citi')).toBe(2);
+    expect(corpus.size).toBe(3);
+  });
+
+  it('computes BM25F as documented', () => {
+    const corpus = new Corpus();
+    corpus.add(docs);
+    const { k1, b, fieldWeights } = DEFAULTS.bm25;
+    // "stock" occurs once in the description of doc 2 (and "stocks" stems to it in the name).
+    const idf = Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5));
+    const norm = (field: 'name' | 'description', length: number) =>
+      1 - b[field] + (b[field] * length) / corpus.averageLength(field);
+    const tf = fieldWeights.name / norm('name', 1) + fieldWeights.description / norm('description', 2);
+    const expected = (idf * tf * (k1 + 1)) / (k1 + tf);
+    expect(corpus.bm25f([{ term: 'stock', weight: 1 }]).get(2)).toBeCloseTo(expected, 10);
+  });
+
+  it('scales a term by its query weight and ignores unknown terms', () => {
+    const corpus = new Corpus();
+    corpus.add(docs);
+    const full = corpus.bm25f([{ term: 'forecast', weight: 1 }]).get(0);
+    const half = corpus
+      .bm25f([
+        { term: 'forecast', weight: 0.5 },
+        { term: 'zzz', weight: 1 },
+      ])
+      .get(0);
+    expect(half).toBeCloseTo(full / 2, 12);
+  });
+
+  it('forgets removed documents completely', () => {
+    const corpus = new Corpus();
+    corpus.add(docs);
+    const version = corpus.version;
+    corpus.remove([docs[2]!]);
+    expect(corpus.version).toBeGreaterThan(version);
+    expect(corpus.postings.has('stock')).toBe(false);
+    expect(corpus.size).toBe(2);
+    const fresh = new Corpus();
+    fresh.add(docs.slice(0, 2));
+    expect(corpus.averageLength('description')).toBeCloseTo(fresh.averageLength('description'), 12);
+    expect(corpus.bm25f([{ term: 'citi', weight: 1 }]).top(5)).toEqual(
+      fresh.bm25f([{ term: 'citi', weight: 1 }]).top(5),
+    );
+  });
+
+  it('measures how much of a query it knows', () => {
+    const corpus = new Corpus();
+    corpus.add(docs);
+    expect(corpus.coverage(['weather', 'zzz'])).toBe(0.5);
+    expect(corpus.coverage(['citi'], 2)).toBe(1);
+    expect(corpus.coverage(['weather'], 2)).toBe(0);
+    expect(corpus.coverage(['zzz'], 1, (term) => term === 'zzz')).toBe(1);
+    expect(corpus.coverage([])).toBe(1);
+  });
+
+  it('merges duplicate query terms by their highest weight', () => {
+    expect(
+      uniqueTerms([
+        { term: 'a', weight: 0.4 },
+        { term: 'a', weight: 1 },
+        { term: 'b', weight: 0.2 },
+      ]),
+    ).toEqual([
+      { term: 'a', weight: 1 },
+      { term: 'b', weight: 0.2 },
+    ]);
+  });
+});
+
+describe('Vocabulary', () => {
+  const corpus = new Corpus();
+  corpus.add(docs);
+  const vocabulary = new Vocabulary(corpus);
+
+  it('lists completions in sorted order, without the prefix itself', () => {
+    expect(vocabulary.completions('forec', 10)).toEqual(['forecast']);
+    expect(vocabulary.completions('weather', 10)).toEqual([]);
+    expect(vocabulary.completions('', 2)).toHaveLength(2);
+  });
+
+  it('offers every term within the edit budget as a candidate', () => {
+    expect(vocabulary.candidates('wether', 1)).toContain('weather');
+    expect(vocabulary.candidates('wether', 1)).not.toContain('stock');
+  });
+
+  it('refreshes after the corpus changes', () => {
+    corpus.add([analyzeTool({ name: 'forecastbot', description: 'x' }, 3)]);
+    expect(vocabulary.completions('forec', 10)).toEqual(['forecast', 'forecastbot']);
+  });
+});
+
+describe('top-k', () => {
+  it('the heap selection equals a full sort, ties by id', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const hits = Array.from({ length: 2000 }, (_, id) => ({ id, score: Math.round(random() * 50) }));
+    const sorted = [...hits].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, 25);
+    expect(topHits([...hits], 25)).toEqual(sorted);
+  });
+
+  it('Scores keeps only positive evidence and reports each document once', () => {
+    const scores = new Scores(4);
+    scores.add(9, 1);
+    scores.add(9, 2);
+    scores.add(1, 0);
+    scores.add(2, -1);
+    expect(scores.top(10)).toEqual([{ id: 9, score: 3 }]);
+    expect(scores.size).toBe(1);
+  });
+});
