@@ -16,6 +16,12 @@ export function fieldCount(packed: number, f: number): number {
   return Math.floor(packed / FIELD_BASE[f]!) % 256;
 }
 
+/** Terms that appeared in / vanished from the corpus. */
+export interface TermJournal {
+  added: Set<string>;
+  removed: Set<string>;
+}
+
 /** A weighted query term: original terms weigh 1, expansions less. */
 export interface WeightedTerm {
   term: string;
@@ -37,6 +43,11 @@ export class Corpus {
   private capacity = 64;
   /** Bumped on every change so derived structures (vocabulary, norms) know to refresh. */
   version = 0;
+  /**
+   * Terms that appeared or vanished since the vocabulary last looked, so it can update
+   * itself instead of re-sorting every term; undefined after too many changes (rebuild).
+   */
+  private journal: TermJournal | undefined = { added: new Set(), removed: new Set() };
   /** BM25F length normalisation per id * FIELDS + field, valid for `normsVersion`. */
   private norms = new Float64Array(0);
   private normsVersion = -1;
@@ -62,6 +73,7 @@ export class Corpus {
           if (!byDoc) {
             byDoc = new Map();
             this.postings.set(term, byDoc);
+            this.noteTerm(term, true);
           }
           const packed = byDoc.get(doc.id) ?? 0;
           if (fieldCount(packed, f) < 255) byDoc.set(doc.id, packed + FIELD_BASE[f]!);
@@ -81,12 +93,34 @@ export class Corpus {
           const byDoc = this.postings.get(term);
           if (!byDoc) continue;
           byDoc.delete(doc.id);
-          if (byDoc.size === 0) this.postings.delete(term);
+          if (byDoc.size === 0) {
+            this.postings.delete(term);
+            this.noteTerm(term, false);
+          }
         }
       });
       this.count--;
     }
     this.version++;
+  }
+
+  private noteTerm(term: string, created: boolean): void {
+    const journal = this.journal;
+    if (!journal) return;
+    const [into, from] = created ? [journal.added, journal.removed] : [journal.removed, journal.added];
+    if (!from.delete(term)) into.add(term); // appearing then vanishing again is no change
+    if (journal.added.size + journal.removed.size > Math.max(1000, this.postings.size / 4))
+      this.journal = undefined;
+  }
+
+  /**
+   * Term changes since the previous call (for the one Vocabulary of an engine), or
+   * undefined when the caller must rebuild from `postings`. Starts a new journal.
+   */
+  takeJournal(): TermJournal | undefined {
+    const journal = this.journal;
+    this.journal = { added: new Set(), removed: new Set() };
+    return journal;
   }
 
   private ensureCapacity(ids: number): void {

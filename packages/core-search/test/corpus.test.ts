@@ -109,6 +109,24 @@ describe('Vocabulary', () => {
     corpus.add([analyzeTool({ name: 'forecastbot', description: 'x' }, 3)]);
     expect(vocabulary.completions('forec', 10)).toEqual(['forecast', 'forecastbot']);
   });
+
+  it('updates incrementally to exactly what a rebuild would hold', () => {
+    const live = new Corpus();
+    const incremental = new Vocabulary(live);
+    const more = [
+      analyzeTool({ name: 'forecastbot', description: 'Weather bot.' }, 3),
+      analyzeTool({ name: 'wetter', description: 'Wetter vorhersage.' }, 4),
+    ];
+    live.add(docs);
+    incremental.completions('', 1); // built
+    live.add(more);
+    live.remove([docs[0]!, more[1]!]);
+    const rebuilt = new Vocabulary(live);
+    expect(incremental.completions('', 1000)).toEqual(rebuilt.completions('', 1000));
+    expect(incremental.completions('', 1000)).toContain('forecastbot');
+    expect(incremental.completions('', 1000)).not.toContain('wetter');
+    expect(incremental.candidates('wether', 1).sort()).toEqual(rebuilt.candidates('wether', 1).sort());
+  });
 });
 
 describe('top-k', () => {

@@ -11,6 +11,16 @@ function letterMask(term: string): number {
   return mask;
 }
 
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(a[i]! <= b[j]! ? a[i++]! : b[j++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
 function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
@@ -20,29 +30,58 @@ function popcount(x: number): number {
 /**
  * The corpus vocabulary in the two shapes typo and prefix matching need: terms sorted
  * (binary search for completions) and bucketed by length with letter masks (edit
- * distance candidates without comparing every term). Derived lazily from the corpus and
- * refreshed only when it changed, so add()/remove() stay cheap.
+ * distance candidates without comparing every term). Derived lazily from the corpus:
+ * built once, then updated from the corpus' term journal (merging the new terms in),
+ * so add()/remove() never pay for it and searches pay only for what changed.
+ * One Vocabulary per corpus: it consumes the corpus' journal.
  */
 export class Vocabulary {
   private version = -1;
   private sorted: string[] = [];
-  private byLength = new Map<number, { terms: string[]; masks: Int32Array }>();
+  private byLength = new Map<number, { terms: string[]; masks: number[] }>();
 
   constructor(private readonly corpus: Corpus) {}
 
   private refresh(): void {
     if (this.version === this.corpus.version) return;
-    this.sorted = [...this.corpus.postings.keys()].sort();
-    const buckets = new Map<number, string[]>();
-    for (const term of this.sorted) {
-      const bucket = buckets.get(term.length);
-      if (bucket) bucket.push(term);
-      else buckets.set(term.length, [term]);
-    }
-    this.byLength = new Map(
-      [...buckets].map(([length, terms]) => [length, { terms, masks: Int32Array.from(terms, letterMask) }]),
-    );
+    const journal = this.corpus.takeJournal();
+    if (this.version === -1 || !journal) this.rebuild();
+    else this.update(journal.added, journal.removed);
     this.version = this.corpus.version;
+  }
+
+  private rebuild(): void {
+    this.sorted = [...this.corpus.postings.keys()].sort();
+    this.byLength = new Map();
+    this.bucket(this.sorted);
+  }
+
+  private update(added: ReadonlySet<string>, removed: ReadonlySet<string>): void {
+    if (removed.size > 0) {
+      this.sorted = this.sorted.filter((term) => !removed.has(term));
+      for (const length of new Set([...removed].map((term) => term.length))) {
+        const bucket = this.byLength.get(length);
+        if (!bucket) continue;
+        const keep = bucket.terms.map((term) => !removed.has(term));
+        bucket.terms = bucket.terms.filter((_, i) => keep[i]);
+        bucket.masks = bucket.masks.filter((_, i) => keep[i]);
+      }
+    }
+    if (added.size > 0) {
+      const fresh = [...added].sort();
+      this.sorted = mergeSorted(this.sorted, fresh);
+      this.bucket(fresh);
+    }
+  }
+
+  private bucket(terms: readonly string[]): void {
+    for (const term of terms) {
+      const bucket = this.byLength.get(term.length);
+      if (bucket) {
+        bucket.terms.push(term);
+        bucket.masks.push(letterMask(term));
+      } else this.byLength.set(term.length, { terms: [term], masks: [letterMask(term)] });
+    }
   }
 
   /** Terms starting with `prefix` (excluding `prefix` itself), in sorted order, at most `max`. */
