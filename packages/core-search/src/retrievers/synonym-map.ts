@@ -25,8 +25,9 @@ function keyOf(text: string): string {
 }
 
 /**
- * Build the map. Relations are made symmetric for single words ("bug" -> "issue" also
- * gives "issue" -> "bug"), because users and tool authors pick either side.
+ * Build the map. Relations are symmetric ("bug" -> "issue" also gives "issue" -> "bug",
+ * "pr" -> "pull request" also "pull request" -> "pr"): users and tool authors pick
+ * either side. Idioms are one-directional and kept apart (see rewriteIdioms).
  */
 export function buildSynonymMap(extra: Record<string, readonly string[]> = {}): SynonymMap {
   const entries = new Map<string, Set<string>>();
