@@ -25,6 +25,14 @@ describe('exact names over the 480-tool registry', () => {
     expect(tools).toHaveLength(480);
   });
 
+  /** The server as people say it: "server-github" -> "github", "playwright-mcp" -> "playwright". */
+  const spoken = (server: string) => server.replace(/(^|-)(server|mcp)(?=-|$)/g, '').replace(/^-+|-+$/g, '');
+  const bySpoken = new Map<string, string[]>();
+  for (const tool of tools) {
+    const key = compactKey(`${spoken(serverPrefix(tool.name)!)} ${bareName(tool.name)}`);
+    bySpoken.set(key, [...(bySpoken.get(key) ?? []), tool.name]);
+  }
+
   it('ranks the tool first for its bare, prefixed, camelCase and "server tool" names', async () => {
     const failures: string[] = [];
     for (const tool of tools) {
@@ -36,6 +44,7 @@ describe('exact names over the 480-tool registry', () => {
         [camelCase(bare), sharing],
         [tool.name, [tool.name]],
         [`${server} ${bare}`, [tool.name]],
+        [`${spoken(server)} ${bare}`, bySpoken.get(compactKey(`${spoken(server)} ${bare}`))!],
       ];
       for (const [query, expected] of forms) {
         const response = await search.search(query, { limit: Math.max(expected.length, 3) });

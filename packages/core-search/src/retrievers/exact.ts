@@ -1,13 +1,29 @@
-import { bareName, compactKey, serverPrefix } from '../analysis/identifier.js';
+import { bareName, compactKey, serverPrefix, splitIdentifier } from '../analysis/identifier.js';
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever } from '../retriever.js';
 
-/** Keys a query can be equal to: full name, bare name, "server tool", "toolset tool", any case style. */
+const GENERIC = new Set<string>(DEFAULTS.category.genericWords);
+
+/** A server name as people say it: "@modelcontextprotocol/server-github" -> "github". */
+function spokenName(server: string): string {
+  return splitIdentifier(server)
+    .filter((word) => !GENERIC.has(word))
+    .join('');
+}
+
+/**
+ * Keys a query can be equal to, in any case style: full name, bare name, "server tool",
+ * "toolset tool", and the same with the server as people say it ("github create_issue").
+ */
 function nameKeys(doc: IndexedDoc): string[] {
   const bare = bareName(doc.name);
   const keys = new Set([compactKey(doc.name), compactKey(bare), compactKey(`${doc.toolset} ${bare}`)]);
   const prefix = serverPrefix(doc.name);
   if (prefix) keys.add(compactKey(`${prefix} ${bare}`));
+  for (const server of [doc.toolset, prefix]) {
+    const spoken = server === undefined || server === 'default' ? '' : spokenName(server);
+    if (spoken !== '') keys.add(compactKey(`${spoken} ${bare}`));
+  }
   if (typeof doc.tool.title === 'string') keys.add(compactKey(doc.tool.title));
   keys.delete('');
   return [...keys];
