@@ -13,10 +13,17 @@
  * so software terms ("screenshot", "webhook") are not [UNK].
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyMap, DEFAULT_ADAPT, learnMap, trainingPairs } from './model/adapt.js';
+import {
+  DEFAULT_FINETUNE,
+  evaluateRows,
+  finetuneGroups,
+  finetuneRows,
+  heldOutSlice,
+} from './model/finetune.js';
 import { readGlove } from './model/glove.js';
 import { buildStaticEmbeddingOnnx } from './model/onnx-graph.js';
 import { firstPrincipalDirection, projectOut, quantizeRow, sifWeight, zipfProbability } from './model/sif.js';
@@ -43,6 +50,16 @@ const { values } = parseArgs({
     'extra-min-count': { type: 'string', default: '2' },
     adapt: { type: 'string', multiple: true, default: [] },
     'adapt-epochs': { type: 'string', default: String(DEFAULT_ADAPT.epochs) },
+    // Word-vector fine-tuning (scripts/model/finetune.ts), after the linear map.
+    finetune: { type: 'string', multiple: true, default: [] },
+    'finetune-epochs': { type: 'string', default: String(DEFAULT_FINETUNE.epochs) },
+    'finetune-lr': { type: 'string', default: String(DEFAULT_FINETUNE.learningRate) },
+    'finetune-pull': { type: 'string', default: String(DEFAULT_FINETUNE.initPull) },
+    // Datasets only measured (stderr) before and after fine-tuning, never trained on.
+    'finetune-report': { type: 'string', multiple: true, default: [] },
+    // Rows after SIF/PC/adaptation are saved here, or read back if the file exists (for
+    // sweeping fine-tuning settings; the caller keeps the other flags the same).
+    'rows-cache': { type: 'string' },
   },
 });
 const topWords = Number(values.words);
@@ -51,6 +68,13 @@ const extraFiles = values['extra-vocab'] ?? [];
 const extraMinCount = Number(values['extra-min-count']);
 const adaptFiles = values.adapt ?? [];
 const adaptOptions = { ...DEFAULT_ADAPT, epochs: Number(values['adapt-epochs']) };
+const finetuneFiles = values.finetune ?? [];
+const finetuneOptions = {
+  ...DEFAULT_FINETUNE,
+  epochs: Number(values['finetune-epochs']),
+  learningRate: Number(values['finetune-lr']),
+  initPull: Number(values['finetune-pull']),
+};
 const outDir = values.out!;
 const name = basename(outDir);
 
@@ -87,7 +111,17 @@ if (removePc) {
 }
 
 let adaptedPairs = 0;
-if (adaptFiles.length > 0) {
+const rowsCache = values['rows-cache'];
+if (rowsCache && existsSync(rowsCache)) {
+  const flat = new Float64Array(readFileSync(rowsCache).buffer.slice(0));
+  rows.forEach((row, i) => {
+    row.set(flat.subarray(i * dims, (i + 1) * dims));
+  });
+  if (adaptFiles.length > 0) {
+    adaptedPairs = trainingPairs(adaptFiles, new Map(words.map((word, i) => [word, rows[i]!])), dims).length;
+  }
+  console.error(`rows read from ${rowsCache}`);
+} else if (adaptFiles.length > 0) {
   const rowOf = new Map(words.map((word, i) => [word, rows[i]!]));
   const pairs = trainingPairs(adaptFiles, rowOf, dims);
   adaptedPairs = pairs.length;
@@ -96,6 +130,40 @@ if (adaptFiles.length > 0) {
   rows.forEach((row, i) => {
     rows[i] = applyMap(W, row);
   });
+}
+
+if (rowsCache && !existsSync(rowsCache)) {
+  const flat = new Float64Array(rows.length * dims);
+  rows.forEach((row, i) => {
+    flat.set(row, i * dims);
+  });
+  writeFileSync(rowsCache, flat);
+}
+
+let finetunedPairs = 0;
+let finetunedRows = 0;
+if (finetuneFiles.length > 0) {
+  const idOf = new Map(words.map((word, i) => [word, i]));
+  const share = finetuneOptions.heldOutShare;
+  const groups = finetuneGroups(finetuneFiles, idOf, share);
+  finetunedPairs = groups.reduce((n, g) => n + g.pairs.length, 0);
+  console.error(`finetune: ${finetunedPairs} (query, tool) pairs from ${finetuneFiles.join(', ')}`);
+  const report = (when: string) => {
+    const sets = [
+      ...finetuneFiles.map((file) => ({ label: `${basename(file)} held-out tools`, file, slice: true })),
+      ...(values['finetune-report'] ?? []).map((file) => ({ label: basename(file), file, slice: false })),
+    ];
+    for (const { label, file, slice } of sets) {
+      const data = JSON.parse(readFileSync(file, 'utf8'));
+      const r = evaluateRows(rows, slice ? heldOutSlice(data, share) : data, idOf);
+      console.error(
+        `finetune ${when}: ${label} (${r.queries}) R@5 ${r.recall.toFixed(3)} MRR ${r.mrr.toFixed(3)}`,
+      );
+    }
+  };
+  report('before');
+  finetunedRows = finetuneRows(rows, groups, finetuneOptions, (line) => console.error(line));
+  report('after');
 }
 
 const vocabSize = SPECIAL_TOKENS.length + words.length;
@@ -142,6 +210,12 @@ const command = [
   ...(extraFiles.length > 0 ? [`--extra-min-count ${extraMinCount}`] : []),
   ...adaptFiles.map((file) => `--adapt ${file}`),
   ...(adaptFiles.length > 0 ? [`--adapt-epochs ${adaptOptions.epochs}`] : []),
+  ...finetuneFiles.map((file) => `--finetune ${file}`),
+  ...(finetuneFiles.length > 0
+    ? [
+        `--finetune-epochs ${finetuneOptions.epochs} --finetune-lr ${finetuneOptions.learningRate} --finetune-pull ${finetuneOptions.initPull}`,
+      ]
+    : []),
 ].join(' ');
 function datasetLicence(file: string): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { license?: string }).license ?? '?';
@@ -172,6 +246,11 @@ transformers.js' feature-extraction pipeline).
 - Adaptation to tool retrieval: ${
     adaptFiles.length > 0
       ? `one linear map W (${dims}x${dims}, from the identity) applied to every row, learnt on ${adaptedPairs} (query, relevant tool) pairs of ${adaptFiles.map((f) => `${basename(f)} (licence ${datasetLicence(f)})`).join(' + ')}\n  (in-batch softmax over cosines, temperature ${adaptOptions.temperature}, Adam lr ${adaptOptions.learningRate}, batch ${adaptOptions.batchSize}, ${adaptOptions.epochs} epochs, pull to identity ${adaptOptions.identityPull}); evaluate on other datasets.`
+      : 'none.'
+  }
+- Word-vector fine-tuning: ${
+    finetuneFiles.length > 0
+      ? `${finetunedRows} rows trained (scripts/model/finetune.ts) on ${finetunedPairs} (query, relevant tool) pairs of ${finetuneFiles.map((f) => `${basename(f)} (licence ${datasetLicence(f)})`).join(' + ')},\n  excluding the ${finetuneOptions.heldOutShare * 100}% of each dataset's tools held out by name hash and every query answered by one of them\n  (in-batch softmax over cosines within one dataset, temperature ${finetuneOptions.temperature}, Adam lr ${finetuneOptions.learningRate}, batch ${finetuneOptions.batchSize}, ${finetuneOptions.epochs} epochs, pull to the initial row ${finetuneOptions.initPull}).`
       : 'none.'
   }
 - onnx/model_quantized.onnx: int8 table + per-row fp32 scale (Gather, Cast, Mul, masked), opset 13.
