@@ -14,7 +14,7 @@ import {
   synonymOption,
   weightMap,
 } from './options.js';
-import type { IndexedDoc, Retriever } from './retriever.js';
+import type { IndexedDoc, RetrievalHit, Retriever } from './retriever.js';
 import type { EmbeddingOptions, RetrieverContext, RetrieverFactory } from './retrievers/context.js';
 import { DEFAULT_RETRIEVERS } from './retrievers/index.js';
 import { buildSynonymMap, expandTerms, rewriteIdioms } from './retrievers/synonym-map.js';
@@ -217,11 +217,19 @@ export class ToolSearch {
       running.push({ retriever, weight });
     }
 
-    const settled = await Promise.allSettled(
-      running.map(({ retriever }) =>
-        Promise.resolve().then(() => retriever.retrieve(analyzed, depth, accept)),
-      ),
+    // Model-backed retrievers (those with a status) start first: their inference runs on
+    // ONNX Runtime's threads while the lexical retrievers compute on this one. Rankings are
+    // still fused in the retrievers' own order, so the result does not depend on timing.
+    const started = new Array<Promise<RetrievalHit[]>>(running.length);
+    const order = running.map((_, i) => i);
+    order.sort(
+      (a, b) => Number(!running[a]!.retriever.status) - Number(!running[b]!.retriever.status) || a - b,
     );
+    for (const i of order) {
+      const { retriever } = running[i]!;
+      started[i] = Promise.resolve().then(() => retriever.retrieve(analyzed, depth, accept));
+    }
+    const settled = await Promise.allSettled(started);
     const rankings: StrategyRanking[] = [];
     const ran: StrategyName[] = [];
     settled.forEach((outcome, i) => {
