@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { readDataset } from '../packages/core-search/src/dataset.js';
 import { applyMap, DEFAULT_ADAPT, learnMap, trainingPairs } from './model/adapt.js';
 import {
   DEFAULT_FINETUNE,
@@ -154,11 +155,16 @@ if (finetuneFiles.length > 0) {
       ...(values['finetune-report'] ?? []).map((file) => ({ label: basename(file), file, slice: false })),
     ];
     for (const { label, file, slice } of sets) {
-      const data = JSON.parse(readFileSync(file, 'utf8'));
-      const r = evaluateRows(rows, slice ? heldOutSlice(data, share) : data, idOf);
-      console.error(
-        `finetune ${when}: ${label} (${r.queries}) R@5 ${r.recall.toFixed(3)} MRR ${r.mrr.toFixed(3)}`,
-      );
+      const data = slice ? heldOutSlice(readDataset(file), share) : readDataset(file);
+      const segments = [...new Set(data.queries.map((q) => q.segment).filter((s) => s !== undefined))];
+      for (const segment of [undefined, ...segments]) {
+        const queries = data.queries.filter((q) => segment === undefined || q.segment === segment);
+        const r = evaluateRows(rows, { ...data, queries }, idOf);
+        const name = segment ? `${label} ${segment}` : label;
+        console.error(
+          `finetune ${when}: ${name} (${r.queries}) R@5 ${r.recall.toFixed(3)} MRR ${r.mrr.toFixed(3)}`,
+        );
+      }
     }
   };
   report('before');

@@ -8,7 +8,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EmbeddingOptions } from './types.js';
 
-export const DEFAULT_MODEL_NAME = 'glove-100d-sif-tools';
+export const DEFAULT_MODEL_NAME = 'glove-100d-sif-tuned';
 
 /** packages/core-search/models/<name>, from src/embedding/ and dist/embedding/ alike. */
 export const DEFAULT_MODEL_PATH = fileURLToPath(
