@@ -13,8 +13,8 @@
  * Deterministic: fixed seed, fixed order of sums.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { analyzeTool } from '../../packages/core-search/src/analysis/document.js';
+import { readDataset } from '../../packages/core-search/src/dataset.js';
 import { embeddingInput } from '../../packages/core-search/src/embedding/text.js';
 
 export interface FinetuneOptions {
@@ -82,7 +82,7 @@ interface Group {
 /** Training pairs of each dataset, held-out tools and their queries excluded. */
 export function finetuneGroups(files: readonly string[], idOf: Map<string, number>, share: number): Group[] {
   return files.map((file) => {
-    const data = JSON.parse(readFileSync(file, 'utf8')) as Dataset;
+    const data = readDataset(file);
     const index = new Map(data.tools.map((tool, i) => [tool.name, i]));
     const tools = data.tools.map((tool, i) => {
       const doc = analyzeTool({ ...tool, category: tool.category ?? undefined }, i);
