@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { LruCache } from '../src/embedding/lru.js';
 import { embeddingInput } from '../src/embedding/text.js';
-import { TopK } from '../src/embedding/top-k.js';
+import { TopK } from '../src/top-k.js';
 import { VectorStore } from '../src/embedding/vector-store.js';
 
 /** Deterministic pseudo-random numbers (mulberry32). */

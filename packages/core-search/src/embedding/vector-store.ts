@@ -4,7 +4,7 @@
  * product is the cosine). Removal marks a tombstone; the array is compacted once
  * tombstones outnumber live rows, keeping slot order (and so tie order) intact.
  */
-import { type ScoredId, TopK } from './top-k.js';
+import { type ScoredId, TopK } from '../top-k.js';
 
 const MIN_CAPACITY = 64;
 

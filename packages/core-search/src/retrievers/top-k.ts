@@ -1,4 +1,5 @@
 import type { RetrievalHit } from '../retriever.js';
+import { TopK } from '../top-k.js';
 
 /**
  * A dense score accumulator over document ids (ids are small, dense integers), much
@@ -48,44 +49,15 @@ export class Scores {
   }
 }
 
-const better = (a: RetrievalHit, b: RetrievalHit) =>
-  a.score > b.score || (a.score === b.score && a.id < b.id);
-
 /**
  * Best `limit` hits, best first, equal scores by ascending id (the stable tie-break).
- * A bounded min-heap keeps it O(n log limit) when thousands of documents scored.
+ * Past a few times `limit` hits, the shared bounded heap keeps it O(n log limit).
  */
 export function topHits(hits: RetrievalHit[], limit: number): RetrievalHit[] {
   if (hits.length > limit * 4) {
-    const heap: RetrievalHit[] = []; // heap[0] is the worst kept hit
-    const down = (start: number) => {
-      let i = start;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let worst = i;
-        if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l;
-        if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r;
-        if (worst === i) return;
-        [heap[i], heap[worst]] = [heap[worst]!, heap[i]!];
-        i = worst;
-      }
-    };
-    for (const hit of hits) {
-      if (heap.length < limit) {
-        heap.push(hit);
-        for (let i = heap.length - 1; i > 0; ) {
-          const parent = (i - 1) >> 1;
-          if (!better(heap[parent]!, heap[i]!)) break;
-          [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-          i = parent;
-        }
-      } else if (better(hit, heap[0]!)) {
-        heap[0] = hit;
-        down(0);
-      }
-    }
-    hits = heap;
+    const heap = new TopK(limit);
+    for (const hit of hits) heap.push(hit.id, hit.score);
+    return heap.sorted();
   }
   hits.sort((a, b) => b.score - a.score || a.id - b.id);
   return hits.length > limit ? hits.slice(0, limit) : hits;
