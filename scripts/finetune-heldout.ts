@@ -3,7 +3,7 @@
  * the same registry, only the queries answered by a held-out tool. For honest evaluation
  * of the fine-tuned model with `toolsearch eval --dataset OUT`.
  *
- *   npx tsx --conditions=source scripts/finetune-heldout.ts ../shared/datasets/metatool.json /tmp/metatool-heldout.json
+ *   npx tsx --conditions=toolsearch-source scripts/finetune-heldout.ts ../shared/datasets/metatool.json /tmp/metatool-heldout.json
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DEFAULT_FINETUNE, heldOutSlice } from './model/finetune.js';

@@ -6,7 +6,7 @@
  *   weights, real architecture and tokenizer): load, indexing a subsample (extrapolated
  *   to 9,970 tools, stated in the output), query embedding + scan latency, memory.
  *
- *   npx tsx --conditions=source benchmarks/src/embedding.ts [--minilm-sample 1000] [--queries 300]
+ *   npx tsx --conditions=toolsearch-source benchmarks/src/embedding.ts [--minilm-sample 1000] [--queries 300]
  *
  * Prints a table and writes benchmarks/results/embedding.json. Needs ../shared (skips
  * with a message when absent). Each measurement runs in this one process, one after

@@ -168,7 +168,7 @@ async function optionalPart(part: 'scale' | 'embedding'): Promise<void> {
     return;
   }
   const code = await new Promise<number | null>((done, fail) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', source], {
+    const child = spawn(process.execPath, ['--conditions=toolsearch-source', '--import', 'tsx', source], {
       cwd: REPO,
       stdio: 'inherit',
     });

@@ -5,7 +5,7 @@
  * - search latency p50/p99 (tinybench) over a fixed set of 30 realistic queries
  *   (benchmarks/src/scale/queries.ts) on each corpus.
  *
- *   npx tsx --conditions=source benchmarks/src/scale.ts [--runs N] [--time-ms N]
+ *   npx tsx --conditions=toolsearch-source benchmarks/src/scale.ts [--runs N] [--time-ms N]
  *
  * Prints a table and writes benchmarks/results/scale.json. `pnpm bench` calls
  * runScaleBenchmark({}) which does the same; pass `report: false` to only get the numbers.

@@ -7,7 +7,7 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN = join(REPO, 'benchmarks/src/run.ts');
 
 function bench(...args: string[]) {
-  return spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', RUN, ...args], {
+  return spawnSync(process.execPath, ['--conditions=toolsearch-source', '--import', 'tsx', RUN, ...args], {
     cwd: REPO,
     encoding: 'utf8',
     timeout: 60_000,

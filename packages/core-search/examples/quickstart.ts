@@ -1,6 +1,6 @@
 /**
  * The README's library example, type-checked with the package. Run it with
- *   npx tsx --conditions=source packages/core-search/examples/quickstart.ts
+ *   npx tsx --conditions=toolsearch-source packages/core-search/examples/quickstart.ts
  */
 import { isToolSearchError, type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
 

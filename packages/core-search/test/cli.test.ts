@@ -17,11 +17,15 @@ const SHARED_MODEL = join(REPO, '../shared/models/glove-100d-sif-pc-40k');
 /** Spawn the CLI; tests run concurrently, as each one mostly waits on node + tsx start-up. */
 function run(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CLI, ...args], {
-      cwd: REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 60_000,
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=toolsearch-source', CLI, ...args],
+      {
+        cwd: REPO,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 60_000,
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

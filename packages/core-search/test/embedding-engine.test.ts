@@ -79,7 +79,7 @@ await broken.search('mail');
     const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((done, fail) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', '--conditions=source', script],
+        ['--import', 'tsx', '--conditions=toolsearch-source', script],
         (error, stdout, stderr) => (error ? fail(error) : done({ stdout, stderr })),
       );
     });

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { LruCache } from '../src/embedding/lru.js';
 import { embeddingInput } from '../src/embedding/text.js';
-import { TopK } from '../src/top-k.js';
 import { VectorStore } from '../src/embedding/vector-store.js';
+import { TopK } from '../src/top-k.js';
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 function random(seed: number): () => number {

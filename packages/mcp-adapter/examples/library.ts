@@ -1,7 +1,7 @@
 /**
  * Library mode: a developer's own McpServer with many tools, fronted by
  * search_tools / load_toolset. Run it with
- *   npx tsx --conditions=source packages/mcp-adapter/examples/library.ts
+ *   npx tsx --conditions=toolsearch-source packages/mcp-adapter/examples/library.ts
  * and point an MCP client at that command (stdio).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

@@ -28,7 +28,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function runCli(args: string[]) {
-  return spawnSync(process.execPath, [TSX, '--conditions=source', CLI, ...args], {
+  return spawnSync(process.execPath, [TSX, '--conditions=toolsearch-source', CLI, ...args], {
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -38,7 +38,15 @@ describe('toolsearch-mcp CLI', () => {
   it('serves the gateway over stdio to a real SDK client', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [TSX, '--conditions=source', CLI, '--config', configPath, '--list-changed-window', '5000'],
+      args: [
+        TSX,
+        '--conditions=toolsearch-source',
+        CLI,
+        '--config',
+        configPath,
+        '--list-changed-window',
+        '5000',
+      ],
       stderr: 'pipe',
     });
     const c: TestClient = wrapClient(new Client({ name: 'stdio-test', version: '1.0.0' }));
