@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { analyzeTool } from '../../packages/core-search/src/analysis/document.js';
 import { embeddingInput } from '../../packages/core-search/src/embedding/text.js';
+import { seeded } from './random.js';
 
 export interface AdaptOptions {
   epochs: number;
@@ -70,16 +71,6 @@ function norm(v: Float64Array): number {
   let s = 0;
   for (const x of v) s += x * x;
   return Math.sqrt(s);
-}
-
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Learns W (row-major dims x dims), starting from the identity, with Adam. */

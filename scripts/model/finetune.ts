@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { analyzeTool } from '../../packages/core-search/src/analysis/document.js';
 import { readDataset } from '../../packages/core-search/src/dataset.js';
 import { embeddingInput } from '../../packages/core-search/src/embedding/text.js';
+import { seeded } from './random.js';
 
 export interface FinetuneOptions {
   epochs: number;
@@ -100,16 +101,6 @@ export function finetuneGroups(files: readonly string[], idOf: Map<string, numbe
     }
     return { file, tools, pairs };
   });
-}
-
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function shuffle<T>(items: T[], random: () => number): void {
