@@ -8,10 +8,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { AdapterError } from '../src/errors.js';
 import type { UpstreamConfig } from '../src/gateway/config.js';
 import { UpstreamManager, type UpstreamManagerOptions } from '../src/gateway/upstreams.js';
-import { fixtureServer, isAlive, waitFor } from './fixtures/servers.js';
+import { expectAdapterError, fixtureServer, isAlive, statusOf, waitFor } from './fixtures/servers.js';
 
 const SECRET = 'sk-live-7f3a9c1e5b';
 const dir = mkdtempSync(join(tmpdir(), 'toolsearch-faults-'));
@@ -26,22 +25,6 @@ function track(configs: UpstreamConfig[], opts: UpstreamManagerOptions = {}) {
   });
   managers.push(manager);
   return { manager, logs };
-}
-
-function statusOf(manager: UpstreamManager, name: string) {
-  const status = manager.status().find((s) => s.name === name);
-  if (!status) throw new Error(`no status for ${name}`);
-  return status;
-}
-
-async function rejection(promise: Promise<unknown>, code: string): Promise<AdapterError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AdapterError);
-  expect((err as AdapterError).code).toBe(code);
-  return err as AdapterError;
 }
 
 afterEach(async () => {
@@ -69,7 +52,7 @@ describe('an upstream that fails to start', () => {
     expect(await manager.call('good__echo', { text: 'fine' })).toMatchObject({ content: [{ text: 'fine' }] });
 
     // A call to it tries one restart at once, fails again, and reports UPSTREAM_DOWN.
-    const err = await rejection(manager.call('broken__echo', { text: 'x' }), 'UPSTREAM_DOWN');
+    const err = await expectAdapterError(manager.call('broken__echo', { text: 'x' }), 'UPSTREAM_DOWN');
     expect(err.message).toContain('broken');
     expect(statusOf(manager, 'broken').restarts).toBe(1);
 
@@ -114,7 +97,7 @@ describe('an upstream that crashes during a call', () => {
     await manager.start();
     const firstPid = statusOf(manager, 'flaky').pid!;
 
-    const crash = await rejection(manager.call('flaky__crash', {}), 'UPSTREAM_DOWN');
+    const crash = await expectAdapterError(manager.call('flaky__crash', {}), 'UPSTREAM_DOWN');
     expect(crash.message).toContain('went down during "flaky__crash"');
     expect(statusOf(manager, 'flaky').state).toBe('crashed');
     expect(isAlive(firstPid)).toBe(false);
@@ -124,11 +107,11 @@ describe('an upstream that crashes during a call', () => {
 
     // Make the restart fail: the first restart is immediate and fails.
     writeFileSync(failFlag, '');
-    await rejection(manager.call('flaky__echo', { text: 'a' }), 'UPSTREAM_DOWN');
+    await expectAdapterError(manager.call('flaky__echo', { text: 'a' }), 'UPSTREAM_DOWN');
     expect(statusOf(manager, 'flaky')).toMatchObject({ state: 'failed', restarts: 1 });
 
     // Within the backoff window no new process is started.
-    const waiting = await rejection(manager.call('flaky__echo', { text: 'b' }), 'UPSTREAM_DOWN');
+    const waiting = await expectAdapterError(manager.call('flaky__echo', { text: 'b' }), 'UPSTREAM_DOWN');
     expect(waiting.message).toMatch(/next restart in \d+ s/);
     expect(statusOf(manager, 'flaky').restarts).toBe(1);
 
@@ -151,11 +134,14 @@ describe('an upstream that crashes during a call', () => {
     const pid = statusOf(manager, 'frozen').pid!;
 
     // A slow tool: the server still answers pings, so it stays ready.
-    await rejection(manager.call('frozen__hang', {}, { timeoutMs: 200 }), 'UPSTREAM_TIMEOUT');
+    await expectAdapterError(manager.call('frozen__hang', {}, { timeoutMs: 200 }), 'UPSTREAM_TIMEOUT');
     expect(statusOf(manager, 'frozen').state).toBe('ready');
 
     // A hung process: reported down in status and in the error, stopped, restarted on next use.
-    const err = await rejection(manager.call('frozen__freeze', {}, { timeoutMs: 200 }), 'UPSTREAM_TIMEOUT');
+    const err = await expectAdapterError(
+      manager.call('frozen__freeze', {}, { timeoutMs: 200 }),
+      'UPSTREAM_TIMEOUT',
+    );
     expect(err.message).toContain('not responding');
     expect(statusOf(manager, 'frozen')).toMatchObject({ state: 'crashed' });
     expect(statusOf(manager, 'frozen').error).toContain('not responding');
@@ -171,9 +157,9 @@ describe('an upstream that crashes during a call', () => {
     await manager.start();
     for (let attempt = 0; attempt < 4; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 30));
-      await rejection(manager.call('doomed__echo', {}), 'UPSTREAM_DOWN');
+      await expectAdapterError(manager.call('doomed__echo', {}), 'UPSTREAM_DOWN');
     }
-    const last = await rejection(manager.call('doomed__echo', {}), 'UPSTREAM_DOWN');
+    const last = await expectAdapterError(manager.call('doomed__echo', {}), 'UPSTREAM_DOWN');
     expect(last.message).toContain('gave up after 2 restarts');
     expect(statusOf(manager, 'doomed').restarts).toBe(2);
   });
@@ -181,7 +167,7 @@ describe('an upstream that crashes during a call', () => {
   it('shares one restart between concurrent calls', async () => {
     const { manager } = track([fixtureServer('busy')]);
     await manager.start();
-    await rejection(manager.call('busy__crash', {}), 'UPSTREAM_DOWN');
+    await expectAdapterError(manager.call('busy__crash', {}), 'UPSTREAM_DOWN');
     const results = await Promise.all([1, 2, 3].map((n) => manager.call('busy__echo', { text: `n${n}` })));
     expect(results.map((r) => r.content)).toEqual([1, 2, 3].map((n) => [{ type: 'text', text: `n${n}` }]));
     expect(statusOf(manager, 'busy').restarts).toBe(1);
@@ -226,7 +212,7 @@ describe('secrets and output', () => {
     const { manager } = track([{ ...fixtureServer('off'), disabled: true }, fixtureServer('on')]);
     await manager.start();
     expect(statusOf(manager, 'off')).toMatchObject({ state: 'disabled', toolCount: 0 });
-    const err = await rejection(manager.call('off__echo', {}), 'UPSTREAM_DOWN');
+    const err = await expectAdapterError(manager.call('off__echo', {}), 'UPSTREAM_DOWN');
     expect(err.message).toContain('disabled');
     expect(existsSync(dir)).toBe(true);
   });

@@ -5,15 +5,16 @@
  * coming back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdapterError } from '../src/errors.js';
 import { parseGatewayConfig } from '../src/gateway/config.js';
 import { UpstreamManager } from '../src/gateway/upstreams.js';
 import {
+  expectAdapterError,
   FIXTURE_TOOLS,
   fixtureServer,
   type HttpFixture,
   startEverythingHttp,
   startHttpFixture,
+  statusOf,
   waitFor,
 } from './fixtures/servers.js';
 
@@ -23,12 +24,6 @@ let remote: HttpFixture;
 let everything: HttpFixture;
 let manager: UpstreamManager;
 const logs: string[] = [];
-
-function statusOf(name: string) {
-  const status = manager.status().find((s) => s.name === name);
-  if (!status) throw new Error(`no status for ${name}`);
-  return status;
-}
 
 beforeAll(async () => {
   [remote, everything] = await Promise.all([
@@ -64,12 +59,12 @@ afterAll(async () => {
 
 describe('Streamable HTTP upstreams', () => {
   it('connects with the expanded bearer token and lists every page', () => {
-    expect(statusOf('remote')).toMatchObject({
+    expect(statusOf(manager, 'remote')).toMatchObject({
       state: 'ready',
       transport: 'http',
       toolCount: FIXTURE_TOOLS.length + 10,
     });
-    expect(statusOf('remote').pid).toBeUndefined();
+    expect(statusOf(manager, 'remote').pid).toBeUndefined();
     const names = manager
       .tools()
       .filter((t) => t.upstream === 'remote')
@@ -90,13 +85,13 @@ describe('Streamable HTTP upstreams', () => {
   });
 
   it('works with server-everything in streamableHttp mode', async () => {
-    expect(statusOf('everything')).toMatchObject({ state: 'ready', transport: 'http' });
+    expect(statusOf(manager, 'everything')).toMatchObject({ state: 'ready', transport: 'http' });
     const result = await manager.call('everything__echo', { message: 'hello' });
     expect(result).toEqual({ content: [{ type: 'text', text: 'Echo: hello' }] });
   });
 
   it('reports a rejected token as a failed start without revealing it', () => {
-    const status = statusOf('wrongtoken');
+    const status = statusOf(manager, 'wrongtoken');
     expect(status.state).toBe('failed');
     expect(status.error).toContain('401');
     const reported = JSON.stringify([manager.status(), logs]);
@@ -126,10 +121,8 @@ describe('Streamable HTTP upstreams', () => {
       'fixture exit',
     );
 
-    const err = await manager.call('remote__echo', { text: 'x' }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AdapterError);
-    expect((err as AdapterError).code).toBe('UPSTREAM_DOWN');
-    expect(statusOf('remote').state).toBe('crashed');
+    await expectAdapterError(manager.call('remote__echo', { text: 'x' }), 'UPSTREAM_DOWN');
+    expect(statusOf(manager, 'remote').state).toBe('crashed');
     expect(await manager.call('local__echo', { text: 'local ok' })).toMatchObject({
       content: [{ text: 'local ok' }],
     });
@@ -139,6 +132,6 @@ describe('Streamable HTTP upstreams', () => {
     expect(await manager.call('remote__echo', { text: 'back' })).toMatchObject({
       content: [{ text: 'back' }],
     });
-    expect(statusOf('remote')).toMatchObject({ state: 'ready', restarts: 1 });
+    expect(statusOf(manager, 'remote')).toMatchObject({ state: 'ready', restarts: 1 });
   });
 });

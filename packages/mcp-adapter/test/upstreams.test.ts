@@ -9,15 +9,16 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdapterError } from '../src/errors.js';
 import { UpstreamManager } from '../src/gateway/upstreams.js';
 import {
   everythingServer,
+  expectAdapterError,
   FIXTURE_TOOLS,
   filesystemServer,
   fixtureServer,
   isAlive,
   memoryServer,
+  statusOf,
   waitFor,
 } from './fixtures/servers.js';
 
@@ -26,22 +27,6 @@ const filesDir = join(dir, 'files');
 const logs: string[] = [];
 let manager: UpstreamManager;
 const pids: number[] = [];
-
-function statusOf(name: string) {
-  const status = manager.status().find((s) => s.name === name);
-  if (!status) throw new Error(`no status for ${name}`);
-  return status;
-}
-
-async function expectAdapterError(promise: Promise<unknown>, code: string): Promise<AdapterError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AdapterError);
-  expect((err as AdapterError).code).toBe(code);
-  return err as AdapterError;
-}
 
 beforeAll(async () => {
   const { mkdirSync } = await import('node:fs');
@@ -155,7 +140,7 @@ describe('UpstreamManager: calls', () => {
   it('reports an upstream protocol error as UPSTREAM_ERROR and keeps the upstream ready', async () => {
     const err = await expectAdapterError(manager.call('paged__rpc_error', {}), 'UPSTREAM_ERROR');
     expect(err.message).toContain('rpc_error always refuses');
-    expect(statusOf('paged').state).toBe('ready');
+    expect(statusOf(manager, 'paged').state).toBe('ready');
   });
 
   it('times out a hanging call with UPSTREAM_TIMEOUT; the upstream keeps answering', async () => {
@@ -206,12 +191,16 @@ describe('UpstreamManager: list_changed', () => {
 
 describe('UpstreamManager: an upstream killed mid-session', () => {
   it('reports it down, keeps the others answering, and restarts it on next use', async () => {
-    const pid = statusOf('memory').pid!;
+    const pid = statusOf(manager, 'memory').pid!;
     const changes: string[] = [];
     const off = manager.onToolsChanged((upstream) => changes.push(upstream));
     process.kill(pid, 'SIGKILL');
-    await waitFor(() => statusOf('memory').state === 'crashed', 5000, 'memory to be reported crashed');
-    expect(statusOf('memory').error).toMatch(/exited unexpectedly/);
+    await waitFor(
+      () => statusOf(manager, 'memory').state === 'crashed',
+      5000,
+      'memory to be reported crashed',
+    );
+    expect(statusOf(manager, 'memory').error).toMatch(/exited unexpectedly/);
     // Its tools stay known, so a call can bring it back.
     expect(manager.tools().some((t) => t.qualifiedName === 'memory__read_graph')).toBe(true);
 
@@ -223,7 +212,7 @@ describe('UpstreamManager: an upstream killed mid-session', () => {
     // The next call restarts it (first restart without waiting) and succeeds.
     const graph = await manager.call('memory__read_graph', {});
     expect(JSON.stringify(graph)).toContain('Ada'); // persisted in its memory file
-    const status = statusOf('memory');
+    const status = statusOf(manager, 'memory');
     expect(status.state).toBe('ready');
     expect(status.restarts).toBe(1);
     expect(status.pid).not.toBe(pid);
