@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readDataset } from '@toolsearch/core-search';
 import { runAblation } from './ablation.js';
@@ -22,6 +22,7 @@ import { renderConsoleSummary } from './report/console.js';
 import { renderMarkdown } from './report/markdown.js';
 import { renderHeatmap } from './report/svg.js';
 import type { DatasetResult, StudyResult } from './results.js';
+import { runScaleBenchmark } from './scale.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
@@ -149,24 +150,12 @@ async function externalAblation(cli: Cli): Promise<void> {
 }
 
 /**
- * Runs a sibling benchmark (owned by another engineer) when its file exists.
- * scale.ts exports runScaleBenchmark and guards its own CLI, so it is imported;
- * embedding.ts is a script that runs on import, so it gets its own process
- * (its argument parser must not see ours).
+ * The embedding benchmark runs in a process of its own: it measures the memory a model
+ * and its vectors add (RSS deltas), which this process's ablation engines would blur, and
+ * its argument parser must not see ours.
  */
-async function optionalPart(part: 'scale' | 'embedding'): Promise<void> {
-  const source = join(HERE, `${part}.ts`);
-  if (!existsSync(source)) {
-    log(`${part}: benchmarks/src/${part}.ts does not exist; skipped`);
-    return;
-  }
-  if (part === 'scale') {
-    const mod = (await import(pathToFileURL(join(HERE, 'scale.js')).href)) as Record<string, unknown>;
-    if (typeof mod.runScaleBenchmark !== 'function')
-      throw new Error('bench: scale.ts exports no runScaleBenchmark');
-    await mod.runScaleBenchmark({});
-    return;
-  }
+async function embeddingBenchmark(): Promise<void> {
+  const source = join(HERE, 'embedding.ts');
   const code = await new Promise<number | null>((done, fail) => {
     const child = spawn(process.execPath, ['--conditions=toolsearch-source', '--import', 'tsx', source], {
       cwd: REPO,
@@ -175,7 +164,7 @@ async function optionalPart(part: 'scale' | 'embedding'): Promise<void> {
     child.on('error', fail);
     child.on('exit', done);
   });
-  if (code !== 0) throw new Error(`bench: ${part} benchmark exited with code ${code}`);
+  if (code !== 0) throw new Error(`bench: embedding benchmark exited with code ${code}`);
 }
 
 async function main(): Promise<void> {
@@ -199,7 +188,8 @@ async function main(): Promise<void> {
   } else {
     for (const part of cli.parts) {
       if (part === 'ablation') await timed('ablation', () => fixtureAblation(cli));
-      else await timed(part, () => optionalPart(part));
+      else if (part === 'scale') await timed('scale', () => runScaleBenchmark({}).then(() => undefined));
+      else await timed('embedding', embeddingBenchmark);
     }
   }
   const wallTimeMs = Math.round(performance.now() - start);
