@@ -62,10 +62,3 @@ export function topHits(hits: RetrievalHit[], limit: number): RetrievalHit[] {
   hits.sort((a, b) => b.score - a.score || a.id - b.id);
   return hits.length > limit ? hits.slice(0, limit) : hits;
 }
-
-/** Best `limit` positive scores of a map, best first, ties by ascending id. */
-export function topK(scores: Map<number, number>, limit: number): RetrievalHit[] {
-  const hits: RetrievalHit[] = [];
-  for (const [id, score] of scores) if (score > 0) hits.push({ id, score });
-  return topHits(hits, limit);
-}
