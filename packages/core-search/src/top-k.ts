@@ -18,6 +18,11 @@ export class TopK {
     this.scores = new Float64Array(Math.max(0, k));
   }
 
+  /** Scores below this can never be kept: -Infinity until k entries are held, then the worst kept score. */
+  get threshold(): number {
+    return this.size < this.k ? Number.NEGATIVE_INFINITY : this.scores[0]!;
+  }
+
   /** Would push() keep this candidate? A cheap pre-check for hot loops. */
   accepts(id: number, score: number): boolean {
     return this.size < this.k || this.worse(this.ids[0]!, this.scores[0]!, id, score);

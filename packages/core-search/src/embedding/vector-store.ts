@@ -1,20 +1,30 @@
 /**
  * Document vectors in one contiguous Float32Array (row i = slot i), so a query
  * is a single linear scan of dot products (vectors are L2-normalised, so the dot
- * product is the cosine). Removal marks a tombstone; the array is compacted once
- * tombstones outnumber live rows, keeping slot order (and so tie order) intact.
+ * product is the cosine), run by the row matrix (WebAssembly SIMD where there is
+ * one). Removal marks a tombstone; the array is compacted once tombstones
+ * outnumber live rows, keeping slot order (and so tie order) intact.
  */
 import { type ScoredId, TopK } from '../top-k.js';
+import { createRowMatrix, type RowMatrix, type RowMatrixOptions } from './row-matrix.js';
 
 const MIN_CAPACITY = 64;
 
 export class VectorStore {
-  private data = new Float32Array(0);
+  /** Created at the first add, when the dimension count is known. */
+  private rows: RowMatrix | undefined;
   /** Doc id per slot; -1 marks a tombstone. */
   private slotIds = new Int32Array(0);
   private readonly slotOf = new Map<number, number>();
   private used = 0;
   private dimensions = 0;
+
+  constructor(private readonly options: RowMatrixOptions = {}) {}
+
+  /** Which dot-product scan runs: 'wasm-simd', 'js', or undefined before the first add. */
+  get scanKind(): RowMatrix['kind'] | undefined {
+    return this.rows?.kind;
+  }
 
   get dims(): number {
     return this.dimensions;
@@ -35,8 +45,8 @@ export class VectorStore {
       throw new RangeError(`vector of ${vector.length} dims in a store of ${this.dimensions}`);
     }
     if (this.slotOf.has(id)) this.remove([id]);
-    this.reserve(this.used + 1);
-    this.data.set(vector, this.used * this.dimensions);
+    const rows = this.reserve(this.used + 1);
+    rows.data.set(vector, this.used * rows.stride);
     this.slotIds[this.used] = id;
     this.slotOf.set(id, this.used);
     this.used++;
@@ -55,53 +65,44 @@ export class VectorStore {
 
   /** The `k` rows with the highest dot product with `query`, best first (ties: lower id first). */
   search(query: Float32Array, k: number, accept?: (id: number) => boolean): ScoredId[] {
-    const top = new TopK(k);
-    const dims = this.dimensions;
-    if (query.length !== dims || k <= 0) return [];
-    const data = this.data;
+    if (!this.rows || query.length !== this.dimensions || k <= 0) return [];
+    const scores = this.rows.scan(query, this.used);
     const ids = this.slotIds;
-    // Four accumulators let the JIT keep the hot loop in registers (about 2x faster).
-    const tail = dims - (dims % 4);
-    for (let slot = 0, base = 0; slot < this.used; slot++, base += dims) {
+    const top = new TopK(k);
+    // Most rows lose to the current k-th best; one comparison rejects them.
+    let threshold = top.threshold;
+    for (let slot = 0; slot < scores.length; slot++) {
+      const score = scores[slot]!;
+      if (score < threshold) continue;
       const id = ids[slot]!;
-      if (id < 0 || (accept && !accept(id))) continue;
-      let a = 0;
-      let b = 0;
-      let c = 0;
-      let d = 0;
-      let i = 0;
-      for (; i < tail; i += 4) {
-        a += data[base + i]! * query[i]!;
-        b += data[base + i + 1]! * query[i + 1]!;
-        c += data[base + i + 2]! * query[i + 2]!;
-        d += data[base + i + 3]! * query[i + 3]!;
-      }
-      for (; i < dims; i++) a += data[base + i]! * query[i]!;
-      const score = a + b + c + d;
-      if (top.accepts(id, score)) top.push(id, score);
+      if (id < 0 || (accept && !accept(id)) || !top.accepts(id, score)) continue;
+      top.push(id, score);
+      threshold = top.threshold;
     }
     return top.sorted();
   }
 
-  private reserve(slots: number): void {
-    if (slots <= this.slotIds.length) return;
-    const capacity = Math.max(MIN_CAPACITY, slots, this.slotIds.length * 2);
-    const data = new Float32Array(capacity * this.dimensions);
-    data.set(this.data.subarray(0, this.used * this.dimensions));
-    const slotIds = new Int32Array(capacity).fill(-1);
-    slotIds.set(this.slotIds.subarray(0, this.used));
-    this.data = data;
-    this.slotIds = slotIds;
+  private reserve(slots: number): RowMatrix {
+    this.rows ??= createRowMatrix(this.dimensions, this.options);
+    if (slots > this.rows.capacity) {
+      const capacity = Math.max(MIN_CAPACITY, slots, this.rows.capacity * 2);
+      this.rows.reserve(capacity);
+      const slotIds = new Int32Array(capacity).fill(-1);
+      slotIds.set(this.slotIds.subarray(0, this.used));
+      this.slotIds = slotIds;
+    }
+    return this.rows;
   }
 
   private compact(): void {
-    const dims = this.dimensions;
+    if (!this.rows) return;
+    const { data, stride } = this.rows;
     let next = 0;
     for (let slot = 0; slot < this.used; slot++) {
       const id = this.slotIds[slot]!;
       if (id < 0) continue;
       if (slot !== next) {
-        this.data.copyWithin(next * dims, slot * dims, (slot + 1) * dims);
+        data.copyWithin(next * stride, slot * stride, (slot + 1) * stride);
         this.slotIds[next] = id;
       }
       this.slotOf.set(id, next);

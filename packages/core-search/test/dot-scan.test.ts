@@ -1,0 +1,104 @@
+// The vector store's dot-product scan: WebAssembly SIMD and the JavaScript fallback.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import wabtModule from 'wabt';
+import { DOT_SCAN_WASM_BASE64 } from '../src/embedding/dot-scan-wasm.js';
+import { createRowMatrix } from '../src/embedding/row-matrix.js';
+import { VectorStore } from '../src/embedding/vector-store.js';
+
+/** Deterministic pseudo-random numbers in [-1, 1) (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+  };
+}
+
+function vectors(count: number, dims: number, seed: number): Float32Array[] {
+  const next = random(seed);
+  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, next));
+}
+
+function fill(simd: boolean, rows: Float32Array[], dims: number) {
+  const matrix = createRowMatrix(dims, { simd });
+  matrix.reserve(rows.length);
+  rows.forEach((row, i) => {
+    matrix.data.set(row, i * matrix.stride);
+  });
+  return matrix;
+}
+
+describe('dot-scan WebAssembly module', () => {
+  it('is the compiled dot-scan.wat (rebuild with scripts/build-dot-scan.ts)', async () => {
+    const wabt = await wabtModule();
+    const source = readFileSync(new URL('../src/embedding/dot-scan.wat', import.meta.url), 'utf8');
+    const { buffer } = wabt.parseWat('dot-scan.wat', source, { simd: true }).toBinary({});
+    expect(Buffer.from(buffer).toString('base64')).toBe(DOT_SCAN_WASM_BASE64);
+  });
+
+  it('runs as WebAssembly SIMD on this Node', () => {
+    expect(createRowMatrix(100).kind).toBe('wasm-simd');
+    expect(createRowMatrix(100, { simd: false }).kind).toBe('js');
+  });
+});
+
+describe('row matrix scan', () => {
+  for (const dims of [1, 3, 8, 100, 384]) {
+    it(`gives bit-identical float32 scores in WebAssembly and JavaScript (${dims} dims)`, () => {
+      const rows = vectors(257, dims, dims);
+      const [query] = vectors(1, dims, 1000 + dims);
+      const wasm = [...fill(true, rows, dims).scan(query!, rows.length)];
+      const js = [...fill(false, rows, dims).scan(query!, rows.length)];
+      expect(wasm).toHaveLength(rows.length);
+      expect(wasm).toEqual(js);
+      // ...and both are the dot product (float32 rounding aside).
+      rows.forEach((row, i) => {
+        const exact = row.reduce((sum, value, d) => sum + value * query![d]!, 0);
+        expect(wasm[i]).toBeCloseTo(exact, 4);
+      });
+    });
+  }
+
+  it('keeps its rows when the storage grows past a WebAssembly page', () => {
+    const dims = 100;
+    const rows = vectors(300, dims, 5);
+    const matrix = fill(true, rows.slice(0, 10), dims);
+    const [query] = vectors(1, dims, 6);
+    const before = [...matrix.scan(query!, 10)];
+    matrix.reserve(300); // 120 KB of rows: the memory grows and its buffer is replaced
+    rows.slice(10).forEach((row, i) => {
+      matrix.data.set(row, (i + 10) * matrix.stride);
+    });
+    const after = [...matrix.scan(query!, 300)];
+    expect(after.slice(0, 10)).toEqual(before);
+    expect(after).toEqual([...fill(false, rows, dims).scan(query!, 300)]);
+  });
+
+  it('scores only the rows asked for', () => {
+    const matrix = fill(true, vectors(20, 4, 9), 4);
+    expect(matrix.scan(new Float32Array(4).fill(1), 7)).toHaveLength(7);
+  });
+});
+
+describe('VectorStore on either scan', () => {
+  it('ranks the same through adds, removals and compaction', () => {
+    const dims = 50;
+    const data = vectors(600, dims, 11);
+    const stores = [new VectorStore({ simd: true }), new VectorStore({ simd: false })];
+    for (const store of stores) {
+      data.forEach((vector, id) => store.add(id, vector));
+      store.remove(Array.from({ length: 400 }, (_, i) => i + 100)); // forces a compaction
+      store.add(7, data[8]!); // re-adding an id moves it to a new slot
+    }
+    expect(stores.map((store) => store.scanKind)).toEqual(['wasm-simd', 'js']);
+    for (const query of vectors(5, dims, 12)) {
+      const [wasm, js] = stores.map((store) => store.search(query, 25, (id) => id % 3 !== 0));
+      expect(wasm).toEqual(js);
+      expect(wasm!.some((hit) => hit.id >= 100 && hit.id < 500)).toBe(false);
+      expect(wasm!.every((hit) => hit.id % 3 !== 0)).toBe(true);
+    }
+  });
+});
