@@ -89,7 +89,7 @@ describe('VectorStore on either scan', () => {
     const data = vectors(600, dims, 11);
     const stores = [new VectorStore({ simd: true }), new VectorStore({ simd: false })];
     for (const store of stores) {
-      data.forEach((vector, id) => store.add(id, vector));
+      for (const [id, vector] of data.entries()) store.add(id, vector);
       store.remove(Array.from({ length: 400 }, (_, i) => i + 100)); // forces a compaction
       store.add(7, data[8]!); // re-adding an id moves it to a new slot
     }
