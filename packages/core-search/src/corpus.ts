@@ -22,6 +22,21 @@ export interface TermJournal {
   removed: Set<string>;
 }
 
+/**
+ * One term's postings copied into typed arrays, in the postings Map's order. Searches
+ * read these instead of the Map: iterating Map entries was most of a lexical search.
+ */
+export interface PostingList {
+  readonly ids: Int32Array;
+  readonly packed: Float64Array;
+}
+
+/** A posting list plus its BM25F field-weighted tfs, valid while `tfsVersion` is current. */
+interface CachedList extends PostingList {
+  tfs: Float64Array | undefined;
+  tfsVersion: number;
+}
+
 /** A weighted query term: original terms weigh 1, expansions less. */
 export interface WeightedTerm {
   term: string;
@@ -51,6 +66,11 @@ export class Corpus {
   /** BM25F length normalisation per id * FIELDS + field, valid for `normsVersion`. */
   private norms = new Float64Array(0);
   private normsVersion = -1;
+  /**
+   * Posting lists built on first read. add() and remove() drop exactly the terms they
+   * touch, so a change costs a rebuild of those lists only, on their next read.
+   */
+  private readonly lists = new Map<string, CachedList>();
 
   get size(): number {
     return this.count;
@@ -69,6 +89,7 @@ export class Corpus {
         this.lengths[doc.id * FIELDS + f] = terms.length;
         this.totalLengths[f]! += terms.length;
         for (const term of terms) {
+          this.lists.delete(term);
           let byDoc = this.postings.get(term);
           if (!byDoc) {
             byDoc = new Map();
@@ -90,6 +111,7 @@ export class Corpus {
         this.totalLengths[f]! -= this.lengths[doc.id * FIELDS + f]!;
         this.lengths[doc.id * FIELDS + f] = 0;
         for (const term of doc.fields[field]) {
+          this.lists.delete(term);
           const byDoc = this.postings.get(term);
           if (!byDoc) continue;
           byDoc.delete(doc.id);
@@ -129,6 +151,28 @@ export class Corpus {
     const grown = new Float64Array(this.capacity * FIELDS);
     grown.set(this.lengths);
     this.lengths = grown;
+  }
+
+  /** The term's postings as typed arrays (undefined for an unknown term); do not modify. */
+  postingList(term: string): PostingList | undefined {
+    return this.cachedList(term);
+  }
+
+  private cachedList(term: string): CachedList | undefined {
+    let list = this.lists.get(term);
+    if (list) return list;
+    const byDoc = this.postings.get(term);
+    if (!byDoc) return undefined;
+    const ids = new Int32Array(byDoc.size);
+    const packed = new Float64Array(byDoc.size);
+    let i = 0;
+    for (const [id, value] of byDoc) {
+      ids[i] = id;
+      packed[i++] = value;
+    }
+    list = { ids, packed, tfs: undefined, tfsVersion: -1 };
+    this.lists.set(term, list);
+    return list;
   }
 
   /** Documents containing the term in any field. */
@@ -193,26 +237,48 @@ export class Corpus {
    */
   bm25f(terms: readonly WeightedTerm[], accept?: (id: number) => boolean): Scores {
     const { k1 } = DEFAULTS.bm25;
-    const weights = FIELD_WEIGHTS;
-    const norms = this.fieldNorms();
     const scores = new Scores(this.capacity);
     for (const { term, weight } of terms) {
-      const byDoc = this.postings.get(term);
-      if (!byDoc) continue;
+      const list = this.cachedList(term);
+      if (!list) continue;
       const idf = weight * this.idf(term) * (k1 + 1);
-      for (const [id, packed] of byDoc) {
+      const { ids } = list;
+      const tfs = this.fieldWeightedTfs(list);
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
         if (accept && !accept(id)) continue;
-        let weighted = 0;
-        let rest = packed;
-        for (let f = 0; rest > 0; f++) {
-          const count = rest % 256;
-          rest = (rest - count) / 256;
-          if (count !== 0) weighted += (weights[f]! * count) / norms[id * FIELDS + f]!;
-        }
+        const weighted = tfs[i]!;
         scores.add(id, (idf * weighted) / (k1 + weighted));
       }
     }
     return scores;
+  }
+
+  /**
+   * Field-weighted, length-normalised tf of each posting of a list. It depends on the
+   * field norms, so it is kept until the corpus next changes: a term queried again
+   * (the same word in many searches) skips decoding its postings.
+   */
+  private fieldWeightedTfs(list: CachedList): Float64Array {
+    if (list.tfs && list.tfsVersion === this.version) return list.tfs;
+    const weights = FIELD_WEIGHTS;
+    const norms = this.fieldNorms();
+    const { ids, packed } = list;
+    const tfs = list.tfs ?? new Float64Array(ids.length); // ids never change; reuse
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      let weighted = 0;
+      let rest = packed[i]!;
+      for (let f = 0; rest > 0; f++) {
+        const count = rest % 256;
+        rest = (rest - count) / 256;
+        if (count !== 0) weighted += (weights[f]! * count) / norms[id * FIELDS + f]!;
+      }
+      tfs[i] = weighted;
+    }
+    list.tfs = tfs;
+    list.tfsVersion = this.version;
+    return tfs;
   }
 }
 

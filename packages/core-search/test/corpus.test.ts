@@ -65,6 +65,86 @@ describe('Corpus', () => {
     );
   });
 
+  it('keeps posting lists in step with adds and removes, including re-adding an id', () => {
+    const corpus = new Corpus();
+    corpus.add(docs);
+    const sameAsMap = () => {
+      for (const [term, byDoc] of corpus.postings) {
+        const list = corpus.postingList(term)!;
+        expect([...list.ids]).toEqual([...byDoc.keys()]);
+        expect([...list.packed]).toEqual([...byDoc.values()]);
+      }
+    };
+    expect([...corpus.postingList('citi')!.ids]).toEqual([0, 1]);
+    expect(corpus.postingList('zzz')).toBeUndefined();
+    sameAsMap();
+    corpus.remove([docs[1]!]);
+    expect([...corpus.postingList('citi')!.ids]).toEqual([0]);
+    expect(corpus.postingList('popul')).toBeUndefined();
+    sameAsMap();
+    const changed = analyzeTool({ name: 'city_stats', description: 'City population, city area.' }, 1);
+    corpus.add([changed]); // the same id again, with different text
+    expect([...corpus.postingList('citi')!.ids]).toEqual([0, 1]);
+    const packed = corpus.postingList('citi')!.packed[1]!;
+    expect(fieldCount(packed, FIELD_NAMES.indexOf('description'))).toBe(2);
+    sameAsMap();
+  });
+
+  it('scores BM25F exactly as a direct computation over the postings', () => {
+    const { k1, b, fieldWeights } = DEFAULTS.bm25;
+    const lengths = new Map<number, number[]>();
+    const reference = (
+      corpus: Corpus,
+      terms: { term: string; weight: number }[],
+      accept = (_: number) => true,
+    ) => {
+      const scores = new Map<number, number>();
+      for (const { term, weight } of terms) {
+        const byDoc = corpus.postings.get(term);
+        if (!byDoc) continue;
+        const idf = weight * corpus.idf(term) * (k1 + 1);
+        for (const [id, packed] of byDoc) {
+          if (!accept(id)) continue;
+          let weighted = 0;
+          FIELD_NAMES.forEach((field, f) => {
+            const count = fieldCount(packed, f);
+            const norm =
+              1 - b[field] + (b[field] * lengths.get(id)![f]!) / (corpus.averageLength(field) || 1);
+            if (count !== 0) weighted += (fieldWeights[field] * count) / norm;
+          });
+          scores.set(id, (scores.get(id) ?? 0) + (idf * weighted) / (k1 + weighted));
+        }
+      }
+      return [...scores]
+        .map(([id, score]) => ({ id, score }))
+        .sort((x, y) => y.score - x.score || x.id - y.id);
+    };
+    const more = [
+      analyzeTool({ name: 'city_weather', description: 'Weather and city weather alerts.' }, 3),
+      analyzeTool({ name: 'forecast', description: 'A long forecast of the weather in any city.' }, 4),
+    ];
+    for (const doc of [...docs, ...more])
+      lengths.set(
+        doc.id,
+        FIELD_NAMES.map((field) => doc.fields[field].length),
+      );
+    const query = [
+      { term: 'weather', weight: 1 },
+      { term: 'citi', weight: 0.7 },
+      { term: 'forecast', weight: 0.3 },
+      { term: 'stock', weight: 0.5 }, // in no added or removed document, yet its norms change
+    ];
+    const corpus = new Corpus();
+    corpus.add(docs);
+    expect(corpus.bm25f(query).top(10)).toEqual(reference(corpus, query));
+    corpus.add(more); // new averages: cached per-posting values must be recomputed
+    expect(corpus.bm25f(query).top(10)).toEqual(reference(corpus, query));
+    const odd = (id: number) => id % 2 === 1;
+    expect(corpus.bm25f(query, odd).top(10)).toEqual(reference(corpus, query, odd));
+    corpus.remove([docs[0]!]);
+    expect(corpus.bm25f(query).top(10)).toEqual(reference(corpus, query));
+  });
+
   it('measures how much of a query it knows', () => {
     const corpus = new Corpus();
     corpus.add(docs);

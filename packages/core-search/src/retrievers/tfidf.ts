@@ -54,13 +54,15 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
       for (const term of query.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
       const scores = new Scores(corpus.idCapacity);
       for (const [term, count] of counts) {
-        const byDoc = corpus.postings.get(term);
-        if (!byDoc) continue;
+        const list = corpus.postingList(term);
+        if (!list) continue;
         const weight = idf(corpus, term);
         const q = Math.log1p(count) * weight * weight;
-        for (const [id, packed] of byDoc) {
+        const { ids, packed } = list;
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[i]!;
           if (accept && !accept(id)) continue;
-          scores.add(id, (q * logTf(packed)) / (norms[id] || 1));
+          scores.add(id, (q * logTf(packed[i]!)) / (norms[id] || 1));
         }
       }
       return scores.top(limit);
