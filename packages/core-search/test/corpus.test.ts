@@ -219,6 +219,9 @@ describe('top-k', () => {
     const hits = Array.from({ length: 2000 }, (_, id) => ({ id, score: Math.round(random() * 50) }));
     const sorted = [...hits].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, 25);
     expect(topHits([...hits], 25)).toEqual(sorted);
+    const scores = new Scores(16);
+    for (const hit of [...hits].reverse()) scores.add(hit.id, hit.score);
+    expect(scores.top(25)).toEqual(sorted); // the heap path, fed in another order
   });
 
   it('Scores keeps only positive evidence and reports each document once', () => {

@@ -40,6 +40,16 @@ export class Scores {
 
   /** Best `limit` positive scores, best first, equal scores by ascending id. */
   top(limit: number): RetrievalHit[] {
+    if (this.touched.length > limit * 4) {
+      // What topHits would do, minus one object per touched document (every touched
+      // score is positive: only positive evidence is ever added).
+      const heap = new TopK(limit);
+      for (const id of this.touched) {
+        const score = this.values[id]!;
+        if (heap.accepts(id, score)) heap.push(id, score);
+      }
+      return heap.sorted();
+    }
     const hits: RetrievalHit[] = [];
     for (const id of this.touched) {
       const score = this.values[id]!;
