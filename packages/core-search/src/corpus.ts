@@ -166,10 +166,10 @@ export class Corpus {
     const ids = new Int32Array(byDoc.size);
     const packed = new Float64Array(byDoc.size);
     let i = 0;
-    for (const [id, value] of byDoc) {
+    byDoc.forEach((value, id) => {
       ids[i] = id;
       packed[i++] = value;
-    }
+    });
     list = { ids, packed, tfs: undefined, tfsVersion: -1 };
     this.lists.set(term, list);
     return list;

@@ -1,4 +1,4 @@
-import { type Corpus, weightedTf } from '../corpus.js';
+import { type Corpus, type PostingList, weightedTf } from '../corpus.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
 import type { RetrieverContext } from './context.js';
 import { literalWeight } from './literal-weight.js';
@@ -13,6 +13,19 @@ function logTf(packed: number): number {
     if (logTfMemo.size < 100_000) logTfMemo.set(packed, value);
   }
   return value;
+}
+
+/** logTf of each posting of a list. Lists never change (a change makes a new one), so kept per list. */
+const logTfsByList = new WeakMap<PostingList, Float64Array>();
+function logTfs(list: PostingList): Float64Array {
+  let values = logTfsByList.get(list);
+  if (!values) {
+    const { packed } = list;
+    values = new Float64Array(packed.length);
+    for (let i = 0; i < packed.length; i++) values[i] = logTf(packed[i]!);
+    logTfsByList.set(list, values);
+  }
+  return values;
 }
 
 /** Smoothed idf, as in the classic vector-space model. */
@@ -33,13 +46,15 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
   const refreshNorms = () => {
     if (normsVersion === corpus.version) return;
     const squares = new Float64Array(corpus.idCapacity);
-    for (const [term, byDoc] of corpus.postings) {
+    // Straight from the Map (forEach: no entry arrays): building all ~13k posting lists here
+    // made the first refresh slower (typed-array allocations) and later ones no faster.
+    corpus.postings.forEach((byDoc, term) => {
       const weight = idf(corpus, term);
-      for (const [id, packed] of byDoc) {
+      byDoc.forEach((packed, id) => {
         const w = logTf(packed) * weight;
         squares[id]! += w * w;
-      }
-    }
+      });
+    });
     norms = squares.map(Math.sqrt);
     normsVersion = corpus.version;
   };
@@ -58,11 +73,12 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
         if (!list) continue;
         const weight = idf(corpus, term);
         const q = Math.log1p(count) * weight * weight;
-        const { ids, packed } = list;
+        const { ids } = list;
+        const tfs = logTfs(list);
         for (let i = 0; i < ids.length; i++) {
           const id = ids[i]!;
           if (accept && !accept(id)) continue;
-          scores.add(id, (q * logTf(packed[i]!)) / (norms[id] || 1));
+          scores.add(id, (q * tfs[i]!) / (norms[id] || 1));
         }
       }
       return scores.top(limit);
