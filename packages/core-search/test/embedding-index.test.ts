@@ -1,7 +1,7 @@
 // Pure data structures of the embedding strategy: bounded top-k heap, vector store, LRU, text input.
 import { describe, expect, it } from 'vitest';
 import { LruCache } from '../src/embedding/lru.js';
-import { embeddingInput } from '../src/embedding/text.js';
+import { embeddingInput, queryEmbeddingInput } from '../src/embedding/text.js';
 import { VectorStore } from '../src/embedding/vector-store.js';
 import { TopK } from '../src/top-k.js';
 
@@ -111,5 +111,40 @@ describe('embeddingInput', () => {
     expect(embeddingInput('browser_takeScreenshot')).toBe('browser take Screenshot');
     expect(embeddingInput('parseHTMLDocument now')).toBe('parse HTML Document now');
     expect(embeddingInput('  my site\nfeels slow ')).toBe('my site feels slow');
+  });
+});
+
+describe('queryEmbeddingInput', () => {
+  it('turns argument values (web addresses, file paths) into what kind of value they are', () => {
+    expect(queryEmbeddingInput('Navigate to https://www.taobao.com using Firefox.')).toBe(
+      'Navigate to url using Firefox.',
+    );
+    expect(queryEmbeddingInput('open www.baidu.com/news?id=3 now')).toBe('open url now');
+    expect(queryEmbeddingInput('read ./test_project_root/src/main.py and ../docs/README.md')).toBe(
+      'read path and path',
+    );
+    expect(queryEmbeddingInput('POST a JSON body to /api/login')).toBe('POST a JSON body to path');
+    expect(queryEmbeddingInput('list src/utils/helpers and open src/index.ts')).toBe(
+      'list path and open path',
+    );
+    expect(queryEmbeddingInput('copy C:\\Users\\me\\notes.txt to ~/backup')).toBe('copy path to path');
+  });
+
+  it('leaves words joined by one slash, fractions and dates alone', () => {
+    for (const query of [
+      'search and/or filter',
+      'TCP/IP settings',
+      'issues in facebook/react',
+      'add 1/2 cup',
+      'events on 2024/01/15',
+    ]) {
+      expect(queryEmbeddingInput(query)).toBe(query);
+    }
+  });
+
+  it('splits identifiers as embeddingInput does', () => {
+    expect(queryEmbeddingInput('browser_takeScreenshot of https://example.com')).toBe(
+      'browser take Screenshot of url',
+    );
   });
 });

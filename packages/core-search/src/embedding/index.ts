@@ -5,7 +5,7 @@ export { createEmbeddingStrategy } from './factory.js';
 export type { ModelSource } from './model-source.js';
 export { DEFAULT_MODEL_NAME, DEFAULT_MODEL_PATH, resolveModelSource } from './model-source.js';
 export { createEmbeddingRetriever, EmbeddingRetriever } from './retriever.js';
-export { embeddingInput } from './text.js';
+export { embeddingInput, queryEmbeddingInput } from './text.js';
 export type { TransformersEmbedderOptions } from './transformers-embedder.js';
 export { TransformersEmbedder } from './transformers-embedder.js';
 export type { Embedder, EmbeddingOptions, EmbeddingProgress, EmbedKind } from './types.js';

@@ -10,7 +10,7 @@ import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatu
 import { defaultCacheDir, EmbeddingDiskCache, textKey } from './disk-cache.js';
 import { LruCache } from './lru.js';
 import { resolveModelSource } from './model-source.js';
-import { embeddingInput } from './text.js';
+import { embeddingInput, queryEmbeddingInput } from './text.js';
 import { TransformersEmbedder } from './transformers-embedder.js';
 import type { Embedder, EmbeddingOptions } from './types.js';
 import { VectorStore } from './vector-store.js';
@@ -107,7 +107,7 @@ export class EmbeddingRetriever implements Retriever {
     accept?: (id: number) => boolean,
   ): Promise<RetrievalHit[]> {
     if (this.status() !== 'ready' || this.store.size === 0) return [];
-    const text = embeddingInput(query.raw);
+    const text = queryEmbeddingInput(query.raw);
     if (!text) return [];
     let vector = this.queryVectors.get(text);
     if (!vector) {
