@@ -4,13 +4,14 @@
  * a labelled dataset. Results go to stdout, progress and errors to stderr.
  * Exit codes: 0 ok, 1 runtime error (unreadable file, engine failure), 2 usage error.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readDataset } from './dataset.js';
+import { type Dataset, readDataset } from './dataset.js';
 import { ToolSearch } from './engine.js';
 import { ToolSearchError } from './errors.js';
-import { evaluate } from './eval/evaluate.js';
+import { type EvaluationResult, evaluate } from './eval/evaluate.js';
 import type { MetricSummary } from './eval/metrics.js';
 import { type SearchOptions, type SearchResponse, STRATEGY_NAMES, type StrategyName } from './types.js';
 
@@ -47,16 +48,22 @@ Options:
   --no-embedding     Lexical strategies only (fast start, no model)
   -h, --help         Show this help`;
 
-const EVAL_HELP = `Usage: toolsearch eval --dataset FILE [options]
+const EVAL_HELP = `Usage: toolsearch eval --dataset FILE|DIR [--dataset ...] [options]
 
 Options:
-  --dataset FILE     Dataset file: {name, tools | toolsFrom, queries: [{id, query, relevant, segment?}]}
+  --dataset FILE     Dataset file: {name, tools | toolsFrom, queries: [{id, query, relevant, segment?}]}.
+                     Repeatable. A directory means each of its *.json files that has queries
+                     (tools-only files there are skipped, with a note on stderr)
   --disable LIST     Strategies to switch off, comma-separated: ${STRATEGY_NAMES.join(', ')}
+  --compare LIST     Also evaluate with these strategies switched off, on the same index, and
+                     report both and the difference (e.g. --compare embedding)
   --max-queries N    Evaluate a deterministic subsample of N queries (chosen by a hash of the id)
-  --per-query FILE   Also write each query's metrics, top 10 names and latency to FILE (JSON)
+  --per-query FILE   Also write each query's metrics, top 10 names and latency to FILE (JSON;
+                     one dataset only)
   --limit N          Results fetched per query, 10-1000 (default 20; MRR counts within them)
-  --json             Print one JSON object {dataset, queries, strategies, metrics, segments,
-                     indexMs, p50Ms, p95Ms}
+  --json             Print one JSON object per dataset, one per line: {dataset, queries,
+                     strategies, metrics, segments, indexMs, p50Ms, p95Ms}, and with --compare
+                     also compare: {disabled, strategies, metrics, segments, p50Ms, p95Ms}
   --model ID         Embedding model id
   --model-path DIR   A local model folder in transformers.js layout (config.json, onnx/)
   --no-embedding     Lexical strategies only
@@ -96,7 +103,7 @@ async function runSearch(args: string[]): Promise<void> {
   const query = positionals.join(' ');
   if (query.trim() === '') throw new UsageError('missing <query>', 'search');
   const options: SearchOptions = { limit: integerOption('search', '--limit', values.limit, 1, 1000) ?? 10 };
-  const disable = strategyList('search', values.disable);
+  const disable = strategyList('search', '--disable', values.disable);
   if (disable.length > 0) options.disable = disable;
   if (values.toolset !== undefined) options.toolsets = list(values.toolset);
   if (values.explain) options.explain = true;
@@ -116,8 +123,9 @@ async function runSearch(args: string[]): Promise<void> {
 
 async function runEval(args: string[]): Promise<void> {
   const { values } = parse('eval', args, {
-    dataset: { type: 'string' },
+    dataset: { type: 'string', multiple: true },
     disable: { type: 'string' },
+    compare: { type: 'string' },
     'max-queries': { type: 'string' },
     'per-query': { type: 'string' },
     limit: { type: 'string' },
@@ -135,55 +143,144 @@ async function runEval(args: string[]): Promise<void> {
     Number.MAX_SAFE_INTEGER,
   );
   const limit = integerOption('eval', '--limit', values.limit, 10, 1000) ?? 20;
-  const disable = strategyList('eval', values.disable);
+  const disable = strategyList('eval', '--disable', values.disable);
+  const compare =
+    values.compare === undefined ? undefined : strategyList('eval', '--compare', values.compare);
+  if (compare?.length === 0) throw new UsageError('--compare needs at least one strategy', 'eval');
   const embedding = embeddingOption('eval', values);
-
-  const dataset = readDataset(values.dataset);
-  if (dataset.queries.length === 0) {
-    throw new ToolSearchError(
-      'INVALID_DATASET',
-      `${values.dataset}: has no queries; eval needs labelled queries`,
-    );
-  }
-  // The engine gets the same disabled list as each query, so it does not build
-  // indexes (or load a model) for strategies the run will never use.
-  const engine = new ToolSearch({ disable, embedding, onProgress: progressLine });
-  const result = await evaluate(engine, dataset, {
-    disable,
-    limit,
-    ...(maxQueries === undefined ? {} : { maxQueries }),
-    perQuery: values['per-query'] !== undefined,
-    onProgress: (p) => progressLine({ ...p, phase: p.phase === 'index' ? 'indexing tools' : 'queries' }),
-  });
-  clearProgress();
+  const files = datasetFiles([values.dataset].flat());
   const perQueryFile = values['per-query'];
-  if (perQueryFile !== undefined) {
-    writeFileSync(perQueryFile, `${JSON.stringify(result.perQuery ?? [], null, 1)}\n`);
-    console.error(`wrote ${result.perQuery?.length ?? 0} per-query results to ${perQueryFile}`);
+  if (perQueryFile !== undefined && files.length > 1) {
+    throw new UsageError(`--per-query writes one dataset's outcomes; got ${files.length} datasets`, 'eval');
   }
-  if (values.json) {
-    const { dataset: name, queries, strategies, metrics, segments, indexMs, p50Ms, p95Ms } = result;
-    return write(
-      JSON.stringify({ dataset: name, queries, strategies, metrics, segments, indexMs, p50Ms, p95Ms }),
+
+  for (const { file, dataset } of files) {
+    // The engine gets the same disabled list as each query, so it does not build
+    // indexes (or load a model) for strategies the run will never use.
+    const engine = new ToolSearch({ disable, embedding, onProgress: progressLine });
+    const options = { limit, ...(maxQueries === undefined ? {} : { maxQueries }) };
+    const onProgress = (label: string) => (p: { phase: 'index' | 'search'; done: number; total: number }) =>
+      progressLine({ ...p, phase: p.phase === 'index' ? 'indexing tools' : label });
+    const result = await evaluate(engine, dataset, {
+      ...options,
+      disable,
+      perQuery: perQueryFile !== undefined,
+      onProgress: onProgress('queries'),
+    });
+    // The comparison reuses the index: only the strategies switched off per query differ.
+    const baseline =
+      compare &&
+      (await evaluate(engine, dataset, {
+        ...options,
+        disable: [...new Set([...disable, ...compare])],
+        onProgress: onProgress(`queries without ${compare.join(', ')}`),
+      }));
+    clearProgress();
+    if (perQueryFile !== undefined) {
+      writeFileSync(perQueryFile, `${JSON.stringify(result.perQuery ?? [], null, 1)}\n`);
+      console.error(`wrote ${result.perQuery?.length ?? 0} per-query results to ${perQueryFile}`);
+    }
+    if (values.json) {
+      write(JSON.stringify(evalJson(result, compare && baseline ? { compare, baseline } : undefined)));
+      continue;
+    }
+    if (files.length > 1) write(`== ${file}`);
+    write(formatEval(result, dataset, compare && baseline ? { compare, baseline } : undefined));
+    if (files.length > 1) write('');
+  }
+}
+
+/**
+ * The datasets behind --dataset: files as given (an unreadable file, or one without
+ * queries, is an error), directories expanded to their *.json files in name order, where
+ * files without queries (tool lists) are skipped with a note.
+ */
+function datasetFiles(paths: string[]): { file: string; dataset: Dataset }[] {
+  const found: { file: string; dataset: Dataset }[] = [];
+  for (const path of paths) {
+    if (existsSync(path) && statSync(path).isDirectory()) {
+      const names = readdirSync(path)
+        .filter((name) => name.endsWith('.json'))
+        .sort();
+      for (const name of names) {
+        const file = join(path, name);
+        const dataset = readDataset(file);
+        if (dataset.queries.length > 0) found.push({ file, dataset });
+        else console.error(`toolsearch: note: skipping ${file}: no queries (a tool list)`);
+      }
+      if (names.length === 0)
+        throw new UsageError(`--dataset ${path}: no *.json files in this directory`, 'eval');
+      continue;
+    }
+    const dataset = readDataset(path);
+    if (dataset.queries.length === 0) {
+      throw new ToolSearchError('INVALID_DATASET', `${path}: has no queries; eval needs labelled queries`);
+    }
+    found.push({ file: path, dataset });
+  }
+  if (found.length === 0) throw new UsageError('--dataset: none of the files has queries', 'eval');
+  return found;
+}
+
+interface Comparison {
+  compare: StrategyName[];
+  baseline: EvaluationResult;
+}
+
+function evalJson(result: EvaluationResult, comparison?: Comparison) {
+  const { dataset, queries, strategies, metrics, segments, indexMs, p50Ms, p95Ms } = result;
+  const report = { dataset, queries, strategies, metrics, segments, indexMs, p50Ms, p95Ms };
+  if (!comparison) return report;
+  const { baseline } = comparison;
+  return {
+    ...report,
+    compare: {
+      disabled: comparison.compare,
+      strategies: baseline.strategies,
+      metrics: baseline.metrics,
+      segments: baseline.segments,
+      p50Ms: baseline.p50Ms,
+      p95Ms: baseline.p95Ms,
+    },
+  };
+}
+
+function formatEval(result: EvaluationResult, dataset: Dataset, comparison?: Comparison): string {
+  const rows = (r: EvaluationResult): [string, MetricSummary][] => [
+    ['all', r.metrics],
+    ...Object.entries(r.segments),
+  ];
+  const timing = (r: EvaluationResult) => `search p50 ${r.p50Ms.toFixed(2)} ms, p95 ${r.p95Ms.toFixed(2)} ms`;
+  const lines = [
+    `dataset ${result.dataset}: ${result.queries} queries over ${dataset.tools.length} tools`,
+    `strategies: ${result.strategies.join(', ')}`,
+    '',
+    formatMetricTable(rows(result)),
+    '',
+    `index ${result.indexMs === null ? '-' : `${result.indexMs.toFixed(0)} ms`}, ${timing(result)}`,
+  ];
+  if (comparison) {
+    const { compare, baseline } = comparison;
+    const without = `without ${compare.join(', ')}`;
+    lines.push(
+      '',
+      `${without} (strategies: ${baseline.strategies.join(', ')}):`,
+      '',
+      formatMetricTable(rows(baseline)),
+      '',
+      timing(baseline),
+      '',
+      `difference, all strategies minus ${without}:`,
+      '',
+      formatMetricTable(rows(result), rows(baseline)),
     );
   }
-  const rows: [string, MetricSummary][] = [['all', result.metrics], ...Object.entries(result.segments)];
-  write(
-    [
-      `dataset ${result.dataset}: ${result.queries} queries over ${dataset.tools.length} tools`,
-      `strategies: ${result.strategies.join(', ')}`,
-      '',
-      formatMetricTable(rows),
-      '',
-      `index ${result.indexMs === null ? '-' : `${result.indexMs.toFixed(0)} ms`}, ` +
-        `search p50 ${result.p50Ms.toFixed(2)} ms, p95 ${result.p95Ms.toFixed(2)} ms`,
-    ].join('\n'),
-  );
+  return lines.join('\n');
 }
 
 // ---------------------------------------------------------------- options
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 
 function parse<T extends OptionSpec>(command: string, args: string[], options: T) {
   try {
@@ -211,13 +308,13 @@ function list(raw: string): string[] {
     .filter((item) => item !== '');
 }
 
-function strategyList(command: string, raw: string | undefined): StrategyName[] {
+function strategyList(command: string, flag: string, raw: string | undefined): StrategyName[] {
   if (raw === undefined) return [];
   const names = list(raw);
   const unknown = names.filter((name) => !(STRATEGY_NAMES as readonly string[]).includes(name));
   if (unknown.length > 0) {
     throw new UsageError(
-      `--disable: unknown strategy ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${STRATEGY_NAMES.join(', ')}`,
+      `${flag}: unknown strategy ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${STRATEGY_NAMES.join(', ')}`,
       command,
     );
   }
@@ -293,15 +390,28 @@ function formatSearch(response: SearchResponse): string {
 
 const METRIC_COLUMNS = ['recall@1', 'recall@3', 'recall@5', 'recall@10', 'hit@5', 'mrr', 'ndcg@10'] as const;
 
-function formatMetricTable(rows: [string, MetricSummary][]): string {
+/** Metrics per segment; with `minus`, the signed difference from those rows instead. */
+function formatMetricTable(rows: [string, MetricSummary][], minus?: [string, MetricSummary][]): string {
   const withToolsets = rows.some(([, m]) => m.toolsetAccuracy !== undefined);
   const header = ['segment', 'queries', ...METRIC_COLUMNS, ...(withToolsets ? ['toolset acc'] : [])];
-  const body = rows.map(([name, m]) => [
-    name,
-    String(m.queries),
-    ...METRIC_COLUMNS.map((key) => m[key].toFixed(3)),
-    ...(withToolsets ? [m.toolsetAccuracy === undefined ? '-' : m.toolsetAccuracy.toFixed(3)] : []),
-  ]);
+  const cell = (value: number | undefined, base: number | undefined) => {
+    if (value === undefined) return '-';
+    if (minus === undefined) return value.toFixed(3);
+    if (base === undefined) return '-';
+    const delta = value - base;
+    // Rounded first, so a difference below 0.0005 prints as ±0.000, never −0.000.
+    const rounded = Number(delta.toFixed(3));
+    return rounded === 0 ? '±0.000' : `${rounded > 0 ? '+' : '−'}${Math.abs(rounded).toFixed(3)}`;
+  };
+  const body = rows.map(([name, m], i) => {
+    const base = minus?.[i]?.[1];
+    return [
+      name,
+      String(m.queries),
+      ...METRIC_COLUMNS.map((key) => cell(m[key], base?.[key])),
+      ...(withToolsets ? [cell(m.toolsetAccuracy, base?.toolsetAccuracy)] : []),
+    ];
+  });
   return table(header, body, [false, ...header.slice(1).map(() => true)]);
 }
 

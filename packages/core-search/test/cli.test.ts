@@ -245,6 +245,78 @@ describe.concurrent('toolsearch eval', () => {
   });
 });
 
+describe.concurrent('toolsearch eval: several datasets and --compare', () => {
+  /** A directory with two datasets and one tool list (which has no queries). */
+  function datasetDir(): string {
+    const path = mkdtempSync(join(tmpdir(), 'toolsearch-cli-dir-'));
+    writeFileSync(join(path, 'a-tools.json'), JSON.stringify(tools));
+    const queries = (ids: string[]) =>
+      JSON.parse(readFileSync(datasetFile, 'utf8')).queries.filter((q: { id: string }) => ids.includes(q.id));
+    writeFileSync(
+      join(path, 'b-first.json'),
+      JSON.stringify({ name: 'first', toolsFrom: 'a-tools.json', queries: queries(['w', 'g']) }),
+    );
+    writeFileSync(
+      join(path, 'c-second.json'),
+      JSON.stringify({ name: 'second', toolsFrom: 'a-tools.json', queries: queries(['f', 'm', 'w']) }),
+    );
+    return path;
+  }
+
+  it('evaluates every dataset of a directory, one JSON line each, and skips tool lists with a note', async () => {
+    const result = await run('eval', '--dataset', datasetDir(), '--no-embedding', '--json');
+    expect(result.code).toBe(0);
+    const reports = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(reports.map((r: { dataset: string; queries: number }) => [r.dataset, r.queries])).toEqual([
+      ['first', 2],
+      ['second', 3],
+    ]);
+    expect(result.stderr).toMatch(/skipping .*a-tools\.json: no queries/);
+  });
+
+  it('--compare reports the run without the listed strategies on the same index', async () => {
+    const result = await run(
+      'eval',
+      '--dataset',
+      datasetFile,
+      '--no-embedding',
+      '--compare',
+      'keyword,tfidf',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.strategies).toContain('keyword');
+    expect(report.compare.disabled).toEqual(['keyword', 'tfidf']);
+    expect(report.compare.strategies).not.toContain('keyword');
+    expect(report.compare.strategies).not.toContain('tfidf');
+    expect(report.compare.strategies).toContain('synonyms');
+    expect(report.compare.metrics.queries).toBe(4);
+    expect(Object.keys(report.compare.segments)).toEqual(['new', 'power']);
+  });
+
+  it('--compare prints both tables and a signed difference', async () => {
+    const result = await run('eval', '--dataset', datasetFile, '--no-embedding', '--compare', 'keyword');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^without keyword \(strategies: tfidf, /m);
+    expect(result.stdout).toMatch(/^difference, all strategies minus without keyword:/m);
+    const diff = result.stdout.split('difference, all strategies minus without keyword:')[1]!;
+    expect(diff).toMatch(/^all\s+4\s+[+−±]\d\.\d{3}/m);
+  });
+
+  it('rejects --per-query with several datasets, and unknown --compare strategies', async () => {
+    const several = await run('eval', '--dataset', datasetDir(), '--per-query', join(dir, 'x.json'));
+    expect(several.code).toBe(2);
+    expect(several.stderr).toMatch(/--per-query writes one dataset's outcomes; got 2 datasets/);
+    const unknown = await run('eval', '--dataset', datasetFile, '--compare', 'embeddings');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--compare: unknown strategy "embeddings"/);
+  });
+});
+
 describe.skipIf(!existsSync(SHARED_MODEL))('toolsearch with a local embedding model', () => {
   it('passes --model-path to the engine, which then runs the embedding strategy', async () => {
     const result = await run(
