@@ -42,27 +42,58 @@ const PC_ROWS = 30_000;
 // BertPreTokenizer splits on punctuation, so only alphanumeric entries can ever match.
 const WORD = /^[a-z0-9]+$/;
 
-const { values } = parseArgs({
-  options: {
-    out: { type: 'string', default: 'packages/core-search/models/glove-100d-sif-40k' },
-    words: { type: 'string', default: '40000' },
-    'no-pc': { type: 'boolean', default: false },
-    'extra-vocab': { type: 'string', multiple: true, default: [] },
-    'extra-min-count': { type: 'string', default: '2' },
-    adapt: { type: 'string', multiple: true, default: [] },
-    'adapt-epochs': { type: 'string', default: String(DEFAULT_ADAPT.epochs) },
-    // Word-vector fine-tuning (scripts/model/finetune.ts), after the linear map.
-    finetune: { type: 'string', multiple: true, default: [] },
-    'finetune-epochs': { type: 'string', default: String(DEFAULT_FINETUNE.epochs) },
-    'finetune-lr': { type: 'string', default: String(DEFAULT_FINETUNE.learningRate) },
-    'finetune-pull': { type: 'string', default: String(DEFAULT_FINETUNE.initPull) },
-    // Datasets only measured (stderr) before and after fine-tuning, never trained on.
-    'finetune-report': { type: 'string', multiple: true, default: [] },
-    // Rows after SIF/PC/adaptation are saved here, or read back if the file exists (for
-    // sweeping fine-tuning settings; the caller keeps the other flags the same).
-    'rows-cache': { type: 'string' },
-  },
-});
+const USAGE = `Usage: npx tsx scripts/build-model.ts [options]   (NODE_OPTIONS=--max-old-space-size=8192)
+
+  --out DIR                 output folder (default packages/core-search/models/glove-100d-sif-40k)
+  --words N                 top GloVe words kept (default 40000)
+  --no-pc                   keep the first principal component
+  --extra-vocab FILE        dataset file whose tool texts add vocabulary (repeatable)
+  --extra-min-count N       occurrences an extra word needs (default 2)
+  --adapt FILE              dataset to learn the linear map from (repeatable)
+  --adapt-epochs N
+  --finetune FILE           dataset to fine-tune word vectors on (repeatable)
+  --finetune-epochs N, --finetune-lr X, --finetune-pull X
+  --finetune-report FILE    dataset only measured before and after fine-tuning (repeatable)
+  --rows-cache FILE         save (or reuse) the rows before fine-tuning
+  -h, --help                this text
+
+The shipped model's exact command line is in its PROVENANCE.md.`;
+
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        out: { type: 'string', default: 'packages/core-search/models/glove-100d-sif-40k' },
+        words: { type: 'string', default: '40000' },
+        'no-pc': { type: 'boolean', default: false },
+        'extra-vocab': { type: 'string', multiple: true, default: [] },
+        'extra-min-count': { type: 'string', default: '2' },
+        adapt: { type: 'string', multiple: true, default: [] },
+        'adapt-epochs': { type: 'string', default: String(DEFAULT_ADAPT.epochs) },
+        // Word-vector fine-tuning (scripts/model/finetune.ts), after the linear map.
+        finetune: { type: 'string', multiple: true, default: [] },
+        'finetune-epochs': { type: 'string', default: String(DEFAULT_FINETUNE.epochs) },
+        'finetune-lr': { type: 'string', default: String(DEFAULT_FINETUNE.learningRate) },
+        'finetune-pull': { type: 'string', default: String(DEFAULT_FINETUNE.initPull) },
+        // Datasets only measured (stderr) before and after fine-tuning, never trained on.
+        'finetune-report': { type: 'string', multiple: true, default: [] },
+        // Rows after SIF/PC/adaptation are saved here, or read back if the file exists (for
+        // sweeping fine-tuning settings; the caller keeps the other flags the same).
+        'rows-cache': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`build-model: ${(error as Error).message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
+const { values } = parseCommandLine();
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const topWords = Number(values.words);
 const removePc = !values['no-pc'];
 const extraFiles = values['extra-vocab'] ?? [];
