@@ -5,21 +5,12 @@ import wabtModule from 'wabt';
 import { DOT_SCAN_WASM_BASE64 } from '../src/embedding/dot-scan-wasm.js';
 import { createRowMatrix } from '../src/embedding/row-matrix.js';
 import { VectorStore } from '../src/embedding/vector-store.js';
+import { random } from './helpers.js';
 
-/** Deterministic pseudo-random numbers in [-1, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  };
-}
-
+/** Vectors with components in [-1, 1). */
 function vectors(count: number, dims: number, seed: number): Float32Array[] {
   const next = random(seed);
-  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, next));
+  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, () => next() * 2 - 1));
 }
 
 function fill(simd: boolean, rows: Float32Array[], dims: number) {

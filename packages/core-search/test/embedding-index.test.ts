@@ -4,17 +4,7 @@ import { LruCache } from '../src/embedding/lru.js';
 import { embeddingInput, queryEmbeddingInput } from '../src/embedding/text.js';
 import { VectorStore } from '../src/embedding/vector-store.js';
 import { TopK } from '../src/top-k.js';
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from './helpers.js';
 
 function unit(values: number[]): Float32Array {
   const norm = Math.hypot(...values);

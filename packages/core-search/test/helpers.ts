@@ -36,3 +36,14 @@ export async function top(search: ToolSearch, query: string, options = {}): Prom
   const response = await search.search(query, { limit: 5, ...options });
   return response.results.map((result) => result.name);
 }
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32): test data without fixtures. */
+export function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
