@@ -18,9 +18,7 @@ const FIXTURES = join(REPO, 'fixtures/queries/toolsearch-queries.json');
 const MCPTOOLBENCH = join(REPO, '../shared/datasets/mcptoolbenchpp.json');
 const METRICS = ['recall@1', 'recall@5', 'recall@10', 'mrr', 'ndcg@10'] as const;
 
-async function fusedAndLexical(
-  file: string,
-): Promise<{
+async function fusedAndLexical(file: string): Promise<{
   fused: MetricSummary;
   lexical: MetricSummary;
   segments: Record<string, [MetricSummary, MetricSummary]>;
