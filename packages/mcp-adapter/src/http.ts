@@ -3,6 +3,10 @@
  * per `Mcp-Session-Id`. Binds 127.0.0.1 by default; checks Host and Origin
  * against the bound address so a web page cannot reach a local gateway by DNS
  * rebinding; a bearer token is optional on loopback and required elsewhere.
+ *
+ * A session no request has touched for `sessionIdleTimeoutMs` is closed and
+ * forgotten; its id then gets 404, which tells the client to initialize again
+ * (Streamable HTTP spec, session management).
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -31,6 +35,14 @@ export interface HttpOptions {
   path?: string;
   /** Extra Host header names to accept (e.g. a reverse proxy's public name). */
   allowedHosts?: string[];
+  /**
+   * Close a session after this long without a request (a POST in progress,
+   * such as a slow tool call, keeps it open; an open GET stream does not).
+   * Default 30 minutes. Positive, at most 2147483647 (Node's timer limit).
+   */
+  sessionIdleTimeoutMs?: number;
+  /** Cap on open sessions; an initialize over it gets HTTP 503. Default: no cap. */
+  maxSessions?: number;
   log?: (line: string) => void;
 }
 
@@ -40,10 +52,25 @@ export interface HttpHandle {
   readonly port: number;
   /** Open sessions. */
   sessionCount(): number;
+  /** Armed idle timers (diagnostics; 0 once closed). */
+  idleTimerCount(): number;
   close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/** setTimeout fires at once (with a warning) past 2^31 - 1 ms, about 24.8 days. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface HostedSession {
+  transport: StreamableHTTPServerTransport;
+  server: ConnectableServer;
+  /** Requests (other than GET streams) still being answered. */
+  busy: number;
+  timer: NodeJS.Timeout | undefined;
+  closed: boolean;
+}
+
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 export function isLoopback(host: string): boolean {
@@ -54,6 +81,22 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const idleMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+  if (typeof idleMs !== 'number' || !(idleMs > 0) || idleMs > MAX_TIMER_MS)
+    throw new AdapterError(
+      'INVALID_CONFIG',
+      `sessionIdleTimeoutMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}, got ${String(idleMs)}`,
+      { field: 'sessionIdleTimeoutMs' },
+    );
+  const maxSessions = options.maxSessions;
+  if (maxSessions !== undefined && (!Number.isInteger(maxSessions) || maxSessions < 1))
+    throw new AdapterError(
+      'INVALID_CONFIG',
+      `maxSessions must be a positive integer, got ${String(maxSessions)}`,
+      {
+        field: 'maxSessions',
+      },
+    );
   const loopback = isLoopback(host);
   if (!loopback && !options.token)
     throw new AdapterError(
@@ -65,7 +108,44 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     ...(loopback ? LOOPBACK_NAMES : [host.includes(':') ? `[${host}]` : host]),
     ...(options.allowedHosts ?? []),
   ]);
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: ConnectableServer }>();
+  const sessions = new Map<string, HostedSession>();
+  let idleTimers = 0;
+  let closing = false;
+
+  const disarm = (session: HostedSession): void => {
+    if (session.timer === undefined) return;
+    clearTimeout(session.timer);
+    session.timer = undefined;
+    idleTimers--;
+  };
+  const arm = (session: HostedSession): void => {
+    disarm(session);
+    const id = session.transport.sessionId;
+    if (session.closed || closing || session.busy > 0 || !id || sessions.get(id) !== session) return;
+    idleTimers++;
+    session.timer = setTimeout(() => {
+      session.timer = undefined;
+      idleTimers--;
+      // The id lets anyone past the token act as the session: log only its start.
+      log(`toolsearch-mcp: session ${id.slice(0, 8)}… idle for ${idleMs} ms: closed`);
+      session.transport.close().catch(() => {});
+    }, idleMs);
+    session.timer.unref(); // an idle session must not keep the process alive
+  };
+  /** A request reached the session: restart its idle clock once the request is answered. */
+  const touch = (session: HostedSession, req: IncomingMessage, res: ServerResponse): void => {
+    disarm(session);
+    // A GET is the long-lived server-to-client stream: it does not count as activity.
+    if (req.method === 'GET') {
+      arm(session);
+      return;
+    }
+    session.busy++;
+    res.once('close', () => {
+      session.busy--;
+      arm(session);
+    });
+  };
 
   const hostAllowed = (value: string | undefined): boolean => {
     if (!value) return false;
@@ -95,6 +175,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
       if (!session) return reply(res, 404, 'Session not found (expired or closed): initialize again');
+      touch(session, req, res);
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       return session.transport.handleRequest(req, res, body);
     }
@@ -102,23 +183,28 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     const body = await readJson(req);
     if (!isInitializeRequest(body))
       return reply(res, 400, 'No Mcp-Session-Id: send an initialize request first');
+    if (maxSessions !== undefined && sessions.size >= maxSessions)
+      return reply(res, 503, `too many open sessions (maxSessions ${maxSessions}): retry later`);
 
     const server = await options.createServer();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        sessions.set(id, session);
       },
     });
-    let closed = false;
+    const session: HostedSession = { transport, server, busy: 0, timer: undefined, closed: false };
     transport.onclose = () => {
       // server.close() closes the transport again: run once.
-      if (closed) return;
-      closed = true;
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (session.closed) return;
+      session.closed = true;
+      disarm(session);
+      if (transport.sessionId && sessions.get(transport.sessionId) === session)
+        sessions.delete(transport.sessionId);
       server.close().catch(() => {});
     };
     await server.connect(transport);
+    touch(session, req, res);
     await transport.handleRequest(req, res, body);
   };
 
@@ -142,8 +228,13 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     url: `http://${urlHost}:${port}${path}`,
     port,
     sessionCount: () => sessions.size,
+    idleTimerCount: () => idleTimers,
     close: async () => {
-      for (const { transport } of [...sessions.values()]) await transport.close().catch(() => {});
+      closing = true;
+      for (const session of [...sessions.values()]) {
+        disarm(session);
+        await session.transport.close().catch(() => {});
+      }
       sessions.clear();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

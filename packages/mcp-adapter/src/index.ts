@@ -8,7 +8,7 @@ export { AdapterError } from './errors.js';
 export type { GatewayOptions } from './gateway/gateway.js';
 export { Gateway } from './gateway/gateway.js';
 export type { ConnectableServer, HttpHandle, HttpOptions } from './http.js';
-export { isLoopback, serveHttp } from './http.js';
+export { DEFAULT_SESSION_IDLE_TIMEOUT_MS, isLoopback, serveHttp } from './http.js';
 export type { ToolSearchHandle, WithToolSearchOptions } from './library/with-tool-search.js';
 export { alwaysLoadedFromEnv, withToolSearch } from './library/with-tool-search.js';
 export type { MetaBackend, MetaContext, RequestExtra, ToolsetStatus } from './meta-tools.js';

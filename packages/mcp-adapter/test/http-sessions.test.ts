@@ -1,0 +1,218 @@
+/**
+ * Streamable HTTP session lifetime: idle sessions are closed and their ids get
+ * 404 (the client must initialize again), active ones stay, DELETE ends one,
+ * the optional session cap answers 503, and closing the server leaves no
+ * session and no idle timer behind.
+ */
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type HttpHandle, type HttpOptions, serveHttp } from '../src/index.js';
+import { expectAdapterError, waitFor } from './fixtures/servers.js';
+
+const handles: HttpHandle[] = [];
+const clients: Client[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => {});
+  for (const h of handles.splice(0)) await h.close();
+});
+
+interface Served {
+  http: HttpHandle;
+  /** Sessions whose MCP server was closed. */
+  closed(): number;
+  logs: string[];
+}
+
+async function serve(options: Partial<HttpOptions> = {}): Promise<Served> {
+  let closed = 0;
+  const logs: string[] = [];
+  const http = await serveHttp({
+    port: 0,
+    log: (line) => logs.push(line),
+    createServer: () => {
+      const server = new McpServer({ name: 'sessions', version: '1.0.0' });
+      server.registerTool(
+        'slow',
+        { description: 'Answer after ms milliseconds', inputSchema: { ms: z.number() } },
+        async ({ ms }) => {
+          await new Promise((resolve) => setTimeout(resolve, ms));
+          return { content: [{ type: 'text', text: `slept ${ms}` }] };
+        },
+      );
+      const close = server.close.bind(server);
+      server.close = async () => {
+        closed++;
+        await close();
+      };
+      return server;
+    },
+    ...options,
+  });
+  handles.push(http);
+  return { http, closed: () => closed, logs };
+}
+
+async function connect(url: string): Promise<{ client: Client; sessionId: string }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const client = new Client({ name: 'sessions-test', version: '1.0.0' });
+  client.onerror = () => {}; // the GET stream of an expired session fails; expected here
+  await client.connect(transport);
+  clients.push(client);
+  if (!transport.sessionId) throw new Error('no session id');
+  return { client, sessionId: transport.sessionId };
+}
+
+/** A raw request; resolves with the status and the body text. */
+function raw(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method,
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const listTools = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+const sessionHeaders = (id: string) => ({ 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' });
+
+describe('HTTP session idle timeout', () => {
+  it('closes a session idle past the timeout; its id then gets 404 and a new initialize works', async () => {
+    const { http, closed, logs } = await serve({ sessionIdleTimeoutMs: 250 });
+    const { client, sessionId } = await connect(http.url);
+    expect(http.sessionCount()).toBe(1);
+
+    await waitFor(() => http.sessionCount() === 0, 5000, 'the idle session to close');
+    expect(closed()).toBe(1);
+    expect(http.idleTimerCount()).toBe(0);
+    expect(logs.some((l) => l.includes(`session ${sessionId.slice(0, 8)}… idle for 250 ms: closed`))).toBe(
+      true,
+    );
+
+    const stale = await raw(http.url, 'POST', sessionHeaders(sessionId), listTools);
+    expect(stale.status).toBe(404);
+    expect(JSON.parse(stale.body)).toMatchObject({ jsonrpc: '2.0', error: { message: /initialize again/ } });
+    // The SDK client sees the 404 too (StreamableHTTPError.code is the HTTP status).
+    await expect(client.listTools()).rejects.toMatchObject({ code: 404, message: /Session not found/ });
+
+    const again = await connect(http.url);
+    expect(again.sessionId).not.toBe(sessionId);
+    expect((await again.client.listTools()).tools.map((t) => t.name)).toEqual(['slow']);
+    expect(http.sessionCount()).toBe(1);
+  });
+
+  it('keeps a session that sends a request every 100 ms open, and closes it once it stops', async () => {
+    const { http, closed } = await serve({ sessionIdleTimeoutMs: 300 });
+    const { client } = await connect(http.url);
+    const end = Date.now() + 1200; // four timeouts' worth of activity
+    while (Date.now() < end) {
+      expect((await client.listTools()).tools).toHaveLength(1);
+      expect(http.sessionCount()).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(closed()).toBe(0);
+    await waitFor(() => http.sessionCount() === 0, 5000, 'the session to close after activity stops');
+  });
+
+  it('does not close a session while one of its requests is still being answered', async () => {
+    const { http, closed } = await serve({ sessionIdleTimeoutMs: 200 });
+    const { client } = await connect(http.url);
+    const result = await client.callTool({ name: 'slow', arguments: { ms: 700 } });
+    expect(result.content).toEqual([{ type: 'text', text: 'slept 700' }]);
+    expect(http.sessionCount()).toBe(1);
+    expect(closed()).toBe(0);
+    await waitFor(() => http.sessionCount() === 0, 5000, 'the session to close once idle');
+  });
+
+  it('closing the server closes every session and clears every idle timer; timers are unref-ed', async () => {
+    const refedTimers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const { http, closed } = await serve({ sessionIdleTimeoutMs: 60_000 });
+    const before = refedTimers();
+    const a = await connect(http.url);
+    const b = await connect(http.url);
+    await a.client.listTools();
+    await b.client.listTools();
+    await expect.poll(() => http.idleTimerCount()).toBe(2);
+    // Armed idle timers do not show up as handles that keep the process alive.
+    expect(refedTimers()).toBe(before);
+
+    await http.close();
+    expect(http.sessionCount()).toBe(0);
+    expect(http.idleTimerCount()).toBe(0);
+    expect(closed()).toBe(2);
+  });
+
+  it('honours DELETE: the session is closed and its id gets 404', async () => {
+    const { http, closed } = await serve();
+    const init = await raw(http.url, 'POST', {}, initialize);
+    expect(init.status).toBe(200);
+    const list = await connect(http.url);
+    expect(http.sessionCount()).toBe(2);
+    const deleted = await raw(http.url, 'DELETE', sessionHeaders(list.sessionId));
+    expect(deleted.status).toBe(200);
+    await waitFor(() => http.sessionCount() === 1, 5000, 'DELETE to close the session');
+    expect(closed()).toBe(1);
+    expect((await raw(http.url, 'POST', sessionHeaders(list.sessionId), listTools)).status).toBe(404);
+  });
+
+  it('answers an initialize over maxSessions with a 503 JSON-RPC error', async () => {
+    const { http } = await serve({ maxSessions: 1 });
+    const first = await connect(http.url);
+    const refused = await raw(http.url, 'POST', {}, initialize);
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: expect.stringContaining('too many open sessions (maxSessions 1)') },
+    });
+    // Requests of the open session still work; once it ends there is room again.
+    expect((await first.client.listTools()).tools).toHaveLength(1);
+    await (first.client.transport as StreamableHTTPClientTransport).terminateSession();
+    await waitFor(() => http.sessionCount() === 0, 5000, 'the session to end');
+    expect((await raw(http.url, 'POST', {}, initialize)).status).toBe(200);
+  });
+
+  it.each([
+    [{ sessionIdleTimeoutMs: 0 }, 'sessionIdleTimeoutMs'],
+    [{ sessionIdleTimeoutMs: -5 }, 'sessionIdleTimeoutMs'],
+    [{ sessionIdleTimeoutMs: Number.NaN }, 'sessionIdleTimeoutMs'],
+    [{ sessionIdleTimeoutMs: '300' as unknown as number }, 'sessionIdleTimeoutMs'],
+    [{ sessionIdleTimeoutMs: 2 ** 31 }, 'sessionIdleTimeoutMs'],
+    [{ maxSessions: 0 }, 'maxSessions'],
+    [{ maxSessions: 2.5 }, 'maxSessions'],
+  ])('rejects %j as INVALID_CONFIG naming %s', async (options, field) => {
+    const err = await expectAdapterError(
+      serveHttp({ port: 0, createServer: () => new McpServer({ name: 'x', version: '1' }), ...options }),
+      'INVALID_CONFIG',
+    );
+    expect(err.message).toContain(`${field} must be`);
+    expect(err.details).toMatchObject({ field });
+  });
+});
