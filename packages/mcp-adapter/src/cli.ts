@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { positiveInt, resolveSettings } from './cli-settings.js';
 import { AdapterError } from './errors.js';
 import { readGatewayConfig } from './gateway/config.js';
 import { Gateway } from './gateway/gateway.js';
@@ -27,7 +28,12 @@ every MCP server in mcp.json ("mcpServers" format of Claude Desktop / Cursor).
   --report-tokens        print the tokens of eager vs lazy tool lists, then exit
   --query <q>            query of the search measured by --report-tokens
                          (default: the first words of the first tool's description)
-  --list-changed-window <ms>  time a client has to re-fetch tools/list (default 2000)
+  --list-changed-window <ms>  time a client has to re-fetch tools/list
+                         (default: toolsearch.listChangedWindowMs in mcp.json, else 2000)
+  --session-idle-timeout <s>  HTTP: close a session after this many seconds without
+                         a request (default: toolsearch.sessionIdleTimeoutMs, else 1800)
+  --max-sessions <n>     HTTP: cap on open sessions; more initializes get 503
+                         (default: toolsearch.maxSessions, else no cap)
   -h, --help             this help
 
 Environment: TOOLSEARCH_ALWAYS_LOADED=a__x,b (tools or toolsets always listed).
@@ -45,6 +51,8 @@ async function main(argv: string[]): Promise<void> {
       'report-tokens': { type: 'boolean', default: false },
       query: { type: 'string' },
       'list-changed-window': { type: 'string' },
+      'session-idle-timeout': { type: 'string' },
+      'max-sessions': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -57,14 +65,15 @@ async function main(argv: string[]): Promise<void> {
     throw new AdapterError('INVALID_CONFIG', '--config <mcp.json> is required (see --help)');
   const config = await readGatewayConfig(values.config);
   const log = (line: string) => process.stderr.write(`${redactSecrets(line, config.upstreams)}\n`);
-  const windowMs =
-    values['list-changed-window'] !== undefined
-      ? positiveInt('--list-changed-window', values['list-changed-window'])
-      : undefined;
+  // Flag > mcp.json > default; validated before any upstream starts.
+  const settings = resolveSettings(values, config);
+  const port = values.port !== undefined ? positiveInt('--port', values.port, true) : 3000;
   const gateway = await Gateway.start({
     config,
     log,
-    ...(windowMs !== undefined ? { listChangedWindowMs: windowMs } : {}),
+    ...(settings.listChangedWindowMs !== undefined
+      ? { listChangedWindowMs: settings.listChangedWindowMs }
+      : {}),
   });
   for (const s of gateway.status())
     if (s.state !== 'ready')
@@ -87,8 +96,12 @@ async function main(argv: string[]): Promise<void> {
     const http = await serveHttp({
       createServer: () => gateway.createServer(),
       ...(values.host ? { host: values.host } : {}),
-      port: values.port !== undefined ? positiveInt('--port', values.port, true) : 3000,
+      port,
       ...(token ? { token } : {}),
+      ...(settings.sessionIdleTimeoutMs !== undefined
+        ? { sessionIdleTimeoutMs: settings.sessionIdleTimeoutMs }
+        : {}),
+      ...(settings.maxSessions !== undefined ? { maxSessions: settings.maxSessions } : {}),
       log,
     });
     log(`toolsearch-mcp: serving ${gateway.catalog.size} tools on ${http.url}`);
@@ -111,16 +124,6 @@ async function main(argv: string[]): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
-}
-
-function positiveInt(flag: string, value: string, allowZero = false): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < (allowZero ? 0 : 1))
-    throw new AdapterError(
-      'INVALID_CONFIG',
-      `${flag} must be a ${allowZero ? 'non-negative' : 'positive'} integer, got "${value}"`,
-    );
-  return n;
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { resolveSettings } from '../src/cli-settings.js';
 import { AdapterError } from '../src/errors.js';
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -84,6 +85,32 @@ describe('parseGatewayConfig', () => {
     expect(config.callTimeoutMs).toBe(5000);
   });
 
+  it('reads listChangedWindowMs, sessionIdleTimeoutMs and maxSessions, and leaves them unset when absent', () => {
+    const config = parseGatewayConfig(
+      {
+        mcpServers: {},
+        toolsearch: { listChangedWindowMs: 750, sessionIdleTimeoutMs: 120_000, maxSessions: 8 },
+      },
+      'mcp.json',
+      {},
+    );
+    expect(config).toMatchObject({ listChangedWindowMs: 750, sessionIdleTimeoutMs: 120_000, maxSessions: 8 });
+    const bare = parseGatewayConfig({ mcpServers: {}, toolsearch: {} }, 'mcp.json', {});
+    expect('listChangedWindowMs' in bare || 'sessionIdleTimeoutMs' in bare || 'maxSessions' in bare).toBe(
+      false,
+    );
+  });
+
+  it('names the field, the bad value and the known settings in the error', () => {
+    expect(parseError({ mcpServers: {}, toolsearch: { sessionIdleTimeoutMs: 'soon' } }).message).toBe(
+      'toolsearch-mcp: mcp.json: toolsearch.sessionIdleTimeoutMs must be a positive integer, got "soon"',
+    );
+    const unknown = parseError({ mcpServers: {}, toolsearch: { sessionTimeout: 5 } });
+    expect(unknown.message).toContain('toolsearch.sessionTimeout is not a known setting');
+    expect(unknown.message).toContain('sessionIdleTimeoutMs');
+    expect(unknown.details).toMatchObject({ field: 'toolsearch.sessionTimeout' });
+  });
+
   it('expands ${VAR} and ${VAR:-default} in args, env, headers and url', () => {
     const config = parseGatewayConfig(
       {
@@ -150,6 +177,16 @@ describe('parseGatewayConfig', () => {
     [{ mcpServers: {}, toolsearch: { callTimeoutMs: 1.5 } }, 'toolsearch.callTimeoutMs'],
     [{ mcpServers: {}, toolsearch: { alwaysLoaded: 'memory' } }, 'toolsearch.alwaysLoaded'],
     [{ mcpServers: {}, toolsearch: [] }, 'toolsearch'],
+    [{ mcpServers: {}, toolsearch: { listChangedWindowMs: '2000' } }, 'toolsearch.listChangedWindowMs'],
+    [{ mcpServers: {}, toolsearch: { listChangedWindowMs: -1 } }, 'toolsearch.listChangedWindowMs'],
+    [{ mcpServers: {}, toolsearch: { sessionIdleTimeoutMs: 0 } }, 'toolsearch.sessionIdleTimeoutMs'],
+    [{ mcpServers: {}, toolsearch: { sessionIdleTimeoutMs: null } }, 'toolsearch.sessionIdleTimeoutMs'],
+    [{ mcpServers: {}, toolsearch: { sessionIdleTimeoutMs: 2 ** 31 } }, 'toolsearch.sessionIdleTimeoutMs'],
+    [{ mcpServers: {}, toolsearch: { maxSessions: 2.5 } }, 'toolsearch.maxSessions'],
+    [
+      { mcpServers: {}, toolsearch: { listChangedWindow: 500 } },
+      'toolsearch.listChangedWindow is not a known',
+    ],
   ])('rejects %j naming %s', (json, where) => {
     const err = parseError(json);
     expect(err.message).toContain(`toolsearch-mcp: mcp.json: ${where}`);
@@ -251,5 +288,56 @@ describe('redactSecrets', () => {
   it('returns text without secrets unchanged', () => {
     expect(redactSecrets('all good here', configs)).toBe('all good here');
     expect(redactSecrets('ghp_abcdef123456', [])).toBe('ghp_abcdef123456');
+  });
+});
+
+describe('resolveSettings (CLI flag > mcp.json > default)', () => {
+  const file = parseGatewayConfig(
+    {
+      mcpServers: {},
+      toolsearch: { listChangedWindowMs: 750, sessionIdleTimeoutMs: 120_000, maxSessions: 8 },
+    },
+    'mcp.json',
+    {},
+  );
+  const bare = parseGatewayConfig({ mcpServers: {} }, 'mcp.json', {});
+
+  it('takes mcp.json values when no flag is given, and nothing (the defaults) when neither is', () => {
+    expect(resolveSettings({}, file)).toEqual({
+      listChangedWindowMs: 750,
+      sessionIdleTimeoutMs: 120_000,
+      maxSessions: 8,
+    });
+    expect(resolveSettings({}, bare)).toEqual({});
+  });
+
+  it('lets flags override the file; --session-idle-timeout is in seconds', () => {
+    expect(
+      resolveSettings(
+        { 'list-changed-window': '5000', 'session-idle-timeout': '90', 'max-sessions': '2' },
+        file,
+      ),
+    ).toEqual({ listChangedWindowMs: 5000, sessionIdleTimeoutMs: 90_000, maxSessions: 2 });
+  });
+
+  it.each([
+    ['session-idle-timeout', '0'],
+    ['session-idle-timeout', '-3'],
+    ['session-idle-timeout', 'abc'],
+    ['session-idle-timeout', ''],
+    ['session-idle-timeout', '1.5'],
+    ['session-idle-timeout', '9999999'],
+    ['list-changed-window', 'soon'],
+    ['max-sessions', '0'],
+  ])('rejects --%s %j as INVALID_CONFIG naming the flag', (flag, value) => {
+    let err: unknown;
+    try {
+      resolveSettings({ [flag]: value }, bare);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AdapterError);
+    expect((err as AdapterError).code).toBe('INVALID_CONFIG');
+    expect((err as AdapterError).message).toContain(`--${flag} must be`);
   });
 });

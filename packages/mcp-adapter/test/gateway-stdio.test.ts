@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { META_TOOLS } from '../src/index.js';
-import { fixtureServer, memoryServer } from './fixtures/servers.js';
+import { fixtureServer, memoryServer, waitFor } from './fixtures/servers.js';
 import { type TestClient, wrapClient } from './gateway-helpers.js';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
@@ -94,5 +95,65 @@ describe('toolsearch-mcp CLI', () => {
     expect(missing.status).toBe(1);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toContain('nope.json');
+  });
+
+  it('--session-idle-timeout (seconds) overrides toolsearch.sessionIdleTimeoutMs over HTTP', async () => {
+    const httpConfig = join(dir, 'mcp-http.json');
+    writeFileSync(
+      httpConfig,
+      JSON.stringify({
+        mcpServers: Object.fromEntries([fixtureServer('fx')].map(({ name, ...rest }) => [name, rest])),
+        toolsearch: { sessionIdleTimeoutMs: 3_600_000 },
+      }),
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        TSX,
+        '--conditions=toolsearch-source',
+        CLI,
+        '--config',
+        httpConfig,
+        '--http',
+        '--port',
+        '0',
+        '--session-idle-timeout',
+        '1',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    try {
+      let err = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        err += chunk.toString('utf8');
+      });
+      await waitFor(() => /on http:\/\/\S+\/mcp/.test(err), 30_000, 'the HTTP gateway to listen');
+      const url = /on (http:\/\/\S+\/mcp)/.exec(err)?.[1] as string;
+      const transport = new StreamableHTTPClientTransport(new URL(url));
+      const client = new Client({ name: 'cli-http-test', version: '1.0.0' });
+      client.onerror = () => {};
+      await client.connect(transport);
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(META);
+        // mcp.json says an hour; the flag says 1 s, so the session is gone well within 10 s.
+        await waitFor(() => err.includes('idle for 1000 ms: closed'), 10_000, 'the idle session to close');
+        await expect(client.listTools()).rejects.toMatchObject({ code: 404 });
+      } finally {
+        await client.close().catch(() => {});
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('rejects a bad --session-idle-timeout and a bad toolsearch field before starting upstreams', () => {
+    const flag = runCli(['--config', configPath, '--http', '--session-idle-timeout', 'soon']);
+    expect(flag.status).toBe(1);
+    expect(flag.stderr).toContain('--session-idle-timeout must be a positive integer, got "soon"');
+    const badFile = join(dir, 'mcp-bad.json');
+    writeFileSync(badFile, JSON.stringify({ mcpServers: {}, toolsearch: { listChangedWindowMs: 'fast' } }));
+    const field = runCli(['--config', badFile]);
+    expect(field.status).toBe(1);
+    expect(field.stderr).toContain(`${badFile}: toolsearch.listChangedWindowMs must be a positive integer`);
   });
 });

@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { AdapterError } from '../errors.js';
+import { MAX_TIMER_MS } from '../http.js';
 
 export interface UpstreamConfig {
   /** Key in `mcpServers`; becomes the toolset and the `server__` prefix of tool names. */
@@ -34,6 +35,12 @@ export interface GatewayConfig {
   alwaysLoaded: string[];
   maxBoundTools: number;
   callTimeoutMs: number;
+  /** `toolsearch.listChangedWindowMs`; unset means the flag or the default (2000) decides. */
+  listChangedWindowMs?: number;
+  /** `toolsearch.sessionIdleTimeoutMs` (HTTP only); unset means the flag or the default (30 min) decides. */
+  sessionIdleTimeoutMs?: number;
+  /** `toolsearch.maxSessions` (HTTP only); unset means no cap unless the flag sets one. */
+  maxSessions?: number;
 }
 
 export const DEFAULT_MAX_BOUND_TOOLS = 40;
@@ -191,8 +198,18 @@ function stringMap(
   return out;
 }
 
+/** Keys of the `toolsearch` section. It is ours alone, so an unknown key is a typo and an error. */
+const SETTINGS_KEYS = [
+  'alwaysLoaded',
+  'maxBoundTools',
+  'callTimeoutMs',
+  'listChangedWindowMs',
+  'sessionIdleTimeoutMs',
+  'maxSessions',
+] as const;
+
 function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams'> {
-  const settings = {
+  const settings: Omit<GatewayConfig, 'upstreams'> = {
     alwaysLoaded: [] as string[],
     maxBoundTools: DEFAULT_MAX_BOUND_TOOLS,
     callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
@@ -200,6 +217,11 @@ function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams
   if (raw === undefined) return settings;
   if (!isPlainObject(raw)) fail('toolsearch', 'must be an object');
   const section = raw as Record<string, unknown>;
+  const known: readonly string[] = SETTINGS_KEYS;
+  for (const key of Object.keys(section)) {
+    if (!known.includes(key))
+      fail(`toolsearch.${key}`, `is not a known setting (known: ${known.join(', ')})`);
+  }
   if (section.alwaysLoaded !== undefined) {
     const list = section.alwaysLoaded;
     if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) {
@@ -207,12 +229,20 @@ function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams
     }
     settings.alwaysLoaded = list as string[];
   }
-  for (const field of ['maxBoundTools', 'callTimeoutMs'] as const) {
+  for (const field of [
+    'maxBoundTools',
+    'callTimeoutMs',
+    'listChangedWindowMs',
+    'sessionIdleTimeoutMs',
+    'maxSessions',
+  ] as const) {
     const value = section[field];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-      fail(`toolsearch.${field}`, 'must be a positive integer');
+      fail(`toolsearch.${field}`, `must be a positive integer, got ${JSON.stringify(value)}`);
     }
+    if (field.endsWith('Ms') && (value as number) > MAX_TIMER_MS)
+      fail(`toolsearch.${field}`, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days)`);
     settings[field] = value as number;
   }
   return settings;

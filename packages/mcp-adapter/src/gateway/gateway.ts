@@ -32,7 +32,10 @@ export interface GatewayOptions {
   config: GatewayConfig;
   /** core-search options (strategies, synonyms, embedding model). */
   engine?: EngineOptions;
-  /** How long a client may take to re-fetch tools/list after list_changed. Default 2000 ms. */
+  /**
+   * How long a client may take to re-fetch tools/list after list_changed.
+   * Overrides the config's `listChangedWindowMs`; default 2000 ms.
+   */
   listChangedWindowMs?: number;
   /** Upstream start/restart tuning; the call timeout comes from the config. */
   upstreams?: Omit<UpstreamManagerOptions, 'callTimeoutMs' | 'log'>;
@@ -81,12 +84,12 @@ export class Gateway {
       capabilities: { tools: { listChanged: true } },
       instructions: INSTRUCTIONS,
     });
+    // The option (the CLI flag) wins over mcp.json's toolsearch.listChangedWindowMs; else the default.
+    const windowMs = this.options.listChangedWindowMs ?? this.config.listChangedWindowMs;
     const state = new SessionState({
       alwaysLoaded: this.expandAlwaysLoaded(),
       maxBoundTools: this.config.maxBoundTools,
-      ...(this.options.listChangedWindowMs !== undefined
-        ? { listChangedWindowMs: this.options.listChangedWindowMs }
-        : {}),
+      ...(windowMs !== undefined ? { listChangedWindowMs: windowMs } : {}),
     });
     const notify = (): void => {
       state.listChangedSent();
