@@ -57,6 +57,7 @@ export class EmbeddingRetriever implements Retriever {
         documentPrefix: options.documentPrefix ?? '',
         modelCacheDir: cacheDir ? join(cacheDir, 'models') : undefined,
         allowRemoteModels: options.allowRemoteModels ?? true,
+        remoteHost: options.modelHost ?? (options.env ?? process.env).HF_ENDPOINT,
         batchSize: this.batchSize,
       });
     if (cacheDir) this.diskCache = new EmbeddingDiskCache(cacheDir, this.embedder.id);

@@ -23,8 +23,13 @@ export interface TransformersEmbedderOptions {
   /** Where hub downloads are cached; undefined = transformers.js' default. */
   modelCacheDir?: string;
   allowRemoteModels?: boolean;
+  /** Base URL of the hub (or a mirror) for downloads; default transformers.js' own (the public hub). */
+  remoteHost?: string;
   batchSize?: number;
 }
+
+/** transformers.js' default hub, restored for embedders that set no host (env is global). */
+let defaultRemoteHost: string | undefined;
 
 // transformers.js reads the local model root from a global; loads are
 // serialised so two embedders with different folders cannot race on it.
@@ -90,8 +95,15 @@ export class TransformersEmbedder implements Embedder {
     if (env.backends.onnx) env.backends.onnx.logLevel = 'error';
     const remote = source.kind === 'hub' && this.options.allowRemoteModels !== false;
     env.allowRemoteModels = remote;
-    env.allowLocalModels = source.kind === 'path';
+    defaultRemoteHost ??= env.remoteHost;
+    env.remoteHost = remote
+      ? (remoteHostUrl(this.options.remoteHost) ?? defaultRemoteHost)
+      : defaultRemoteHost;
+    // Offline, a hub model can still load from the download cache; transformers.js treats
+    // that as a local load, which it refuses while local models are disabled.
+    env.allowLocalModels = source.kind === 'path' || !remote;
     if (source.kind === 'path') env.localModelPath = dirname(source.path) + '/';
+    else if (this.options.modelCacheDir) env.localModelPath = this.options.modelCacheDir + '/';
     const modelId = source.kind === 'path' ? basename(source.path) : source.model;
     try {
       const extractor = await pipeline('feature-extraction', modelId, {
@@ -109,4 +121,19 @@ export class TransformersEmbedder implements Embedder {
       );
     }
   }
+}
+
+/** A hub base URL with the trailing slash transformers.js joins paths onto; throws on anything but http(s). */
+function remoteHostUrl(host: string | undefined): string | undefined {
+  if (host === undefined || host === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(host);
+  } catch {
+    url = new URL('invalid:');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ToolSearchError('MODEL_LOAD_FAILED', `model host must be an http(s) URL, got "${host}"`);
+  }
+  return url.href.endsWith('/') ? url.href : `${url.href}/`;
 }

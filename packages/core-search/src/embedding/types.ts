@@ -40,6 +40,11 @@ export interface EmbeddingOptions {
   documentPrefix?: string;
   /** Where document vectors (and downloaded models) are cached; false = no disk cache. Default: $XDG_CACHE_HOME/toolsearch or ~/.cache/toolsearch. */
   cacheDir?: string | false;
+  /**
+   * Where `model` is downloaded from: a Hugging Face hub mirror's base URL (http or https).
+   * Default: the HF_ENDPOINT environment variable, else the public hub.
+   */
+  modelHost?: string;
   /** Allow downloading `model` from the hub; default true for `model`, never for local folders. */
   allowRemoteModels?: boolean;
   /** Texts per inference call; default 64. */
@@ -48,6 +53,6 @@ export interface EmbeddingOptions {
   onWarning?: (message: string) => void;
   /** Indexing progress for 1,000 documents or more. */
   onProgress?: (progress: EmbeddingProgress) => void;
-  /** Environment to read TOOLSEARCH_MODEL / TOOLSEARCH_MODEL_PATH from; default process.env. */
+  /** Environment to read TOOLSEARCH_MODEL / TOOLSEARCH_MODEL_PATH / HF_ENDPOINT from; default process.env. */
   env?: Record<string, string | undefined>;
 }
