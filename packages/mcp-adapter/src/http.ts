@@ -203,9 +203,17 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
         sessions.delete(transport.sessionId);
       server.close().catch(() => {});
     };
-    await server.connect(transport);
-    touch(session, req, res);
-    await transport.handleRequest(req, res, body);
+    try {
+      await server.connect(transport);
+      touch(session, req, res);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize the transport turned down (wrong Accept header, bad params) registers
+      // no session, so no request can ever reach this pair again: close it now.
+      const id = transport.sessionId;
+      if (!session.closed && (id === undefined || sessions.get(id) !== session))
+        await transport.close().catch(() => {});
+    }
   };
 
   const http = createServer((req, res) => {

@@ -183,6 +183,20 @@ describe('HTTP session idle timeout', () => {
     expect((await raw(http.url, 'POST', sessionHeaders(list.sessionId), listTools)).status).toBe(404);
   });
 
+  it('closes the server of an initialize the transport turns down, leaving no session behind', async () => {
+    const { http, closed } = await serve();
+    // The Streamable HTTP transport requires Accept: application/json, text/event-stream.
+    const refused = await raw(http.url, 'POST', { Accept: 'application/json' }, initialize);
+    expect(refused.status).toBe(406);
+    await waitFor(() => closed() === 1);
+    expect(http.sessionCount()).toBe(0);
+    expect(http.idleTimerCount()).toBe(0);
+    // A proper initialize afterwards is unaffected.
+    expect((await raw(http.url, 'POST', {}, initialize)).status).toBe(200);
+    expect(http.sessionCount()).toBe(1);
+    expect(closed()).toBe(1);
+  });
+
   it('answers an initialize over maxSessions with a 503 JSON-RPC error', async () => {
     const { http } = await serve({ maxSessions: 1 });
     const first = await connect(http.url);
