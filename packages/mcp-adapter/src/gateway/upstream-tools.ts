@@ -1,0 +1,57 @@
+/**
+ * An upstream's tools: its tools/list read across every page, each tool kept
+ * exactly as the upstream returned it and named `server__tool` for the index.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+export interface UpstreamTool {
+  upstream: string;
+  /** The tool's name on its upstream. */
+  name: string;
+  /** `${upstream}__${name}`: the name the gateway indexes and exposes. */
+  qualifiedName: string;
+  /** The tool exactly as the upstream's tools/list returned it. */
+  definition: Tool;
+}
+
+const MAX_LIST_PAGES = 1000;
+
+/** Loose schema: tools are passed on exactly as received, unknown fields included. */
+const ToolsPageSchema = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string() })),
+  nextCursor: z.string().optional(),
+});
+
+/** Reads tools/list across all pages. */
+export async function listAllTools(
+  upstream: string,
+  client: Client,
+  timeoutMs: number,
+  log: (line: string) => void,
+): Promise<UpstreamTool[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const tools: UpstreamTool[] = [];
+  const seenNames = new Set<string>();
+  const seenCursors = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await client.request(
+      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+      ToolsPageSchema,
+      { timeout: timeoutMs },
+    );
+    for (const tool of result.tools) {
+      if (seenNames.has(tool.name)) continue;
+      seenNames.add(tool.name);
+      const qualifiedName = `${upstream}__${tool.name}`;
+      tools.push({ upstream, name: tool.name, qualifiedName, definition: tool as Tool });
+    }
+    cursor = result.nextCursor;
+    if (cursor === undefined || seenCursors.has(cursor)) return tools;
+    seenCursors.add(cursor);
+  }
+  log(`${upstream}: tools/list still paginating after ${MAX_LIST_PAGES} pages, stopped`);
+  return tools;
+}

@@ -1,0 +1,201 @@
+/**
+ * One upstream MCP server: its SDK `Client` and transport, its tools, and its
+ * state as status() reports it. Connecting spawns or dials it, lists its
+ * tools and re-lists them on list_changed; a crash or failed start marks it
+ * down and releases the connection, for the restart logic to pick up.
+ *
+ * Each connection gets a new generation: events of an earlier connection (a
+ * late close, stderr, list_changed) are ignored.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { UpstreamConfig } from './config.js';
+import { listAllTools, type UpstreamTool } from './upstream-tools.js';
+import { createTransport, startFailure, type UpstreamTransport } from './upstream-transport.js';
+
+export type UpstreamState = 'connecting' | 'ready' | 'failed' | 'crashed' | 'restarting' | 'disabled';
+
+/** What an upstream needs from the collection that owns it. */
+export interface UpstreamHost {
+  /** Time allowed to spawn, initialize and list tools. */
+  readonly startTimeoutMs: number;
+  /** True once the collection is closed: late events then change nothing. */
+  isClosed(): boolean;
+  /** Writes one line as it is (already redacted). */
+  writeLog(line: string): void;
+  redact(text: string): string;
+  /** Tells the onToolsChanged listeners that this upstream's tools changed. */
+  emit(upstream: string): void;
+}
+
+const CLIENT_INFO = { name: 'toolsearch-mcp', version: '0.1.0' };
+const STDERR_TAIL_LINES = 5;
+/** Upstream stderr lines are cut here: some servers dump whole payloads into their logs. */
+const MAX_LOG_LINE = 2000;
+
+export class Upstream {
+  state: UpstreamState;
+  tools: UpstreamTool[] = [];
+  error?: string;
+  restarts = 0;
+  /** Crashes and failed starts since the last successful call; drives backoff and giving up. */
+  failures = 0;
+  downAt = 0;
+  client?: Client;
+  transport?: UpstreamTransport;
+  /** Bumped on every connect, so events of a previous connection are ignored. */
+  generation = 0;
+  private connecting?: Promise<void>;
+  private relisting?: Promise<void>;
+  private relistAgain = false;
+  private stderrTail: string[] = [];
+
+  constructor(
+    readonly config: UpstreamConfig,
+    private readonly host: UpstreamHost,
+  ) {
+    this.state = config.disabled ? 'disabled' : 'connecting';
+  }
+
+  /** Connects (or joins the connect in progress). Never rejects: a failure marks the upstream down. */
+  connect(): Promise<void> {
+    this.connecting ??= this.doConnect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  markDown(state: 'crashed' | 'failed', reason: string): void {
+    this.state = state;
+    this.error = this.redact(reason);
+    this.failures++;
+    this.downAt = Date.now();
+    this.log(`${this.config.name}: ${state}: ${this.error}`);
+    // A dead stdio child is already gone; this releases the client and any half-open HTTP session.
+    void this.disconnect();
+  }
+
+  async disconnect(): Promise<void> {
+    const { client, transport } = this;
+    this.client = undefined;
+    this.transport = undefined;
+    if (!client) return;
+    this.generation++;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId && this.state === 'ready') {
+      // Free the session on the server; a server that is gone or slow must not hold up shutdown.
+      await Promise.race([transport.terminateSession().catch(() => {}), sleep(1000)]);
+    }
+    await client.close().catch(() => {});
+  }
+
+  /** The last stderr line, as a suffix for an error message. */
+  stderrHint(): string {
+    const last = this.stderrTail.at(-1);
+    return last ? ` (stderr: ${last.slice(0, 300)})` : '';
+  }
+
+  redact(text: string): string {
+    return this.host.redact(text);
+  }
+
+  log(line: string): void {
+    this.host.writeLog(this.redact(line));
+  }
+
+  private async doConnect(): Promise<void> {
+    const generation = ++this.generation;
+    const name = this.config.name;
+    this.stderrTail = [];
+    this.relistAgain = false;
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const transport = createTransport(this.config, (line) => this.stderrLine(generation, line));
+    this.client = client;
+    this.transport = transport;
+    client.onerror = (err) => {
+      if (this.generation === generation) this.log(`${name}: ${err.message}`);
+    };
+    client.onclose = () => {
+      if (this.generation === generation && this.state === 'ready' && !this.host.isClosed()) {
+        this.markDown('crashed', `exited unexpectedly${this.stderrHint()}`);
+      }
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.generation !== generation) return;
+      // Mid-start, the listing in progress may already be stale: list once more when ready.
+      if (this.state === 'ready') void this.relist(generation);
+      else this.relistAgain = true;
+    });
+
+    const { startTimeoutMs } = this.host;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`did not finish starting within ${startTimeoutMs} ms`)),
+        startTimeoutMs,
+      );
+    });
+    try {
+      const tools = await Promise.race([
+        client.connect(transport).then(() => this.listTools(client)),
+        timeout,
+      ]);
+      if (this.generation !== generation || this.host.isClosed()) return;
+      this.tools = tools;
+      this.state = 'ready';
+      this.error = undefined;
+      this.log(`${name}: ready, ${tools.length} tools`);
+      this.host.emit(name);
+      if (this.relistAgain) void this.relist(generation);
+    } catch (err) {
+      if (this.generation !== generation || this.host.isClosed()) return;
+      // Let the last stderr lines of a process that died on startup arrive first.
+      await sleep(20);
+      this.markDown('failed', `failed to start: ${startFailure(err)}${this.stderrHint()}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private stderrLine(generation: number, line: string): void {
+    if (line.trim() === '' || this.generation !== generation) return;
+    const clean = this.redact(line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}...` : line);
+    this.stderrTail.push(clean);
+    if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+    this.host.writeLog(`[${this.config.name}] ${clean}`);
+  }
+
+  private listTools(client: Client): Promise<UpstreamTool[]> {
+    return listAllTools(this.config.name, client, this.host.startTimeoutMs, (line) => this.log(line));
+  }
+
+  /** Re-lists after list_changed; notifications that arrive mid-listing cause one more pass. */
+  private relist(generation: number): Promise<void> {
+    if (this.relisting) {
+      this.relistAgain = true;
+      return this.relisting;
+    }
+    this.relisting = (async () => {
+      do {
+        this.relistAgain = false;
+        try {
+          const tools = await this.listTools(this.client!);
+          if (this.generation !== generation || this.state !== 'ready') return;
+          this.tools = tools;
+          this.log(`${this.config.name}: tool list changed, ${tools.length} tools`);
+          this.host.emit(this.config.name);
+        } catch (err) {
+          this.log(`${this.config.name}: re-listing tools failed: ${(err as Error).message}`);
+          return;
+        }
+      } while (this.relistAgain);
+    })().finally(() => {
+      this.relisting = undefined;
+    });
+    return this.relisting;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
