@@ -4,10 +4,11 @@
  * lexical-only users never load it, and told to stay quiet: nothing of it may
  * reach stdout, which an MCP stdio server reserves for protocol messages.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ToolSearchError } from '../errors.js';
 import { type ModelSource, modelFingerprint } from './model-source.js';
+import { spellerForTokenizer, type WordSpeller } from './speller.js';
 import type { Embedder, EmbedKind } from './types.js';
 
 type Extractor = (
@@ -42,6 +43,8 @@ export class TransformersEmbedder implements Embedder {
   private readonly documentPrefix: string;
   private readonly batchSize: number;
   private extractor?: Promise<Extractor>;
+  /** Set at load for word-level vocabularies (see speller.ts); corrects query words only. */
+  private speller?: WordSpeller;
 
   constructor(private readonly options: TransformersEmbedderOptions) {
     this.dtype = options.dtype ?? 'q8';
@@ -62,7 +65,10 @@ export class TransformersEmbedder implements Embedder {
     const prefix = kind === 'query' ? this.queryPrefix : this.documentPrefix;
     const vectors: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += this.batchSize) {
-      const batch = texts.slice(start, start + this.batchSize).map((text) => prefix + text);
+      const speller = kind === 'query' ? this.speller : undefined;
+      const batch = texts
+        .slice(start, start + this.batchSize)
+        .map((text) => prefix + (speller ? speller.correct(text) : text));
       const output = await extractor(batch, { pooling: 'mean', normalize: true });
       const dims = output.dims[output.dims.length - 1]!;
       const data = Float32Array.from(output.data);
@@ -111,6 +117,7 @@ export class TransformersEmbedder implements Embedder {
         local_files_only: !remote,
         ...(this.options.modelCacheDir ? { cache_dir: this.options.modelCacheDir } : {}),
       });
+      if (source.kind === 'path') this.speller = readSpeller(source.path);
       return extractor as unknown as Extractor;
     } catch (error) {
       const where = source.kind === 'path' ? source.path : `model "${source.model}"`;
@@ -136,4 +143,13 @@ function remoteHostUrl(host: string | undefined): string | undefined {
     throw new ToolSearchError('MODEL_LOAD_FAILED', `model host must be an http(s) URL, got "${host}"`);
   }
   return url.href.endsWith('/') ? url.href : `${url.href}/`;
+}
+
+/** The typo corrector for a model folder's word-level vocabulary; none for subword models or an unreadable file. */
+function readSpeller(folder: string): WordSpeller | undefined {
+  try {
+    return spellerForTokenizer(JSON.parse(readFileSync(join(folder, 'tokenizer.json'), 'utf8')));
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,67 @@
+/**
+ * Typo correction for word-level embedding models. A static word-vector model has one
+ * vector per whole word, so a misspelt word ("vidoe", "appointmnet") is unknown and
+ * drops out of the query, often taking its meaning with it (subword models degrade
+ * more gracefully and are left alone). An unknown query word is replaced by the most
+ * frequent vocabulary word one edit away (deletion, insertion, substitution or swap of
+ * neighbours), Norvig-style; short words have too many neighbours and are kept as they are.
+ */
+
+/** Words shorter than this are never corrected ("cv", "ana", "sql"). */
+const MIN_WORD_LENGTH = 5;
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+export class WordSpeller {
+  /** @param rank vocabulary word -> frequency rank (lower = more frequent). */
+  constructor(private readonly rank: ReadonlyMap<string, number>) {}
+
+  /** `text` with each unknown, correctable word replaced (lower-cased); other text unchanged. */
+  correct(text: string): string {
+    return text.replace(/[a-z]+/gi, (word) => {
+      const lower = word.toLowerCase();
+      if (lower.length < MIN_WORD_LENGTH || this.rank.has(lower)) return word;
+      return this.nearest(lower) ?? word;
+    });
+  }
+
+  /** The most frequent vocabulary word one edit from `word`, if any. */
+  private nearest(word: string): string | undefined {
+    let best: string | undefined;
+    let bestRank = Number.POSITIVE_INFINITY;
+    const consider = (candidate: string) => {
+      const rank = this.rank.get(candidate);
+      if (rank !== undefined && rank < bestRank) {
+        best = candidate;
+        bestRank = rank;
+      }
+    };
+    for (let i = 0; i <= word.length; i++) {
+      const head = word.slice(0, i);
+      const tail = word.slice(i);
+      if (tail) consider(head + tail.slice(1));
+      if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
+      for (const letter of LETTERS) {
+        if (tail) consider(head + letter + tail.slice(1));
+        consider(head + letter + tail);
+      }
+    }
+    return best;
+  }
+}
+
+/**
+ * A speller for the vocabulary of a tokenizer.json, or undefined when the tokenizer is
+ * not word-level (it has subword pieces, "##ing" or "Ġ"-prefixed BPE tokens).
+ */
+export function spellerForTokenizer(tokenizer: unknown): WordSpeller | undefined {
+  const model = (tokenizer as { model?: { type?: string; vocab?: unknown } } | null)?.model;
+  const vocab = model?.vocab;
+  if (!vocab || typeof vocab !== 'object' || Array.isArray(vocab)) return undefined;
+  if (model.type !== 'WordPiece' && model.type !== 'WordLevel') return undefined;
+  const rank = new Map<string, number>();
+  for (const [token, id] of Object.entries(vocab as Record<string, unknown>)) {
+    if (token.startsWith('##')) return undefined;
+    if (typeof id === 'number' && /^[a-z]+$/.test(token)) rank.set(token, id);
+  }
+  return rank.size > 0 ? new WordSpeller(rank) : undefined;
+}
