@@ -109,6 +109,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     ...(options.allowedHosts ?? []),
   ]);
   const sessions = new Map<string, HostedSession>();
+  /** Initialize requests between the cap check and their session's registration. */
+  let initializing = 0;
   let idleTimers = 0;
   let closing = false;
 
@@ -183,14 +185,29 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     const body = await readJson(req);
     if (!isInitializeRequest(body))
       return reply(res, 400, 'No Mcp-Session-Id: send an initialize request first');
-    if (maxSessions !== undefined && sessions.size >= maxSessions)
+    // Initializes still being handled count too, or a burst of them could overshoot the cap.
+    if (maxSessions !== undefined && sessions.size + initializing >= maxSessions)
       return reply(res, 503, `too many open sessions (maxSessions ${maxSessions}): retry later`);
-
-    const server = await options.createServer();
+    // Counted from here until its session is registered (or turned down), so a burst of
+    // initializes cannot overshoot the cap while each is still being handled.
+    initializing++;
+    let pending = true;
+    const settle = () => {
+      if (pending) initializing--;
+      pending = false;
+    };
+    let server: ConnectableServer;
+    try {
+      server = await options.createServer();
+    } catch (error) {
+      settle();
+      throw error;
+    }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, session);
+        settle();
       },
     });
     const session: HostedSession = { transport, server, busy: 0, timer: undefined, closed: false };
@@ -208,6 +225,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       touch(session, req, res);
       await transport.handleRequest(req, res, body);
     } finally {
+      settle();
       // An initialize the transport turned down (wrong Accept header, bad params) registers
       // no session, so no request can ever reach this pair again: close it now.
       const id = transport.sessionId;

@@ -197,6 +197,36 @@ describe('HTTP session idle timeout', () => {
     expect(closed()).toBe(1);
   });
 
+  it('counts initializes still being handled against maxSessions (a burst cannot overshoot)', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = 0;
+    const http = await serveHttp({
+      port: 0,
+      maxSessions: 2,
+      log: () => {},
+      createServer: async () => {
+        entered++;
+        await gate; // held until the whole burst has been answered or is waiting here
+        return new McpServer({ name: 'burst', version: '1.0.0' });
+      },
+    });
+    handles.push(http);
+    const statuses: number[] = [];
+    const burst = Array.from({ length: 5 }, () =>
+      raw(http.url, 'POST', {}, initialize).then((r) => statuses.push(r.status)),
+    );
+    await waitFor(() => statuses.length === 3, 5000, 'three refusals');
+    expect(statuses).toEqual([503, 503, 503]);
+    expect(entered).toBe(2);
+    release();
+    await Promise.all(burst);
+    expect(statuses.slice(3)).toEqual([200, 200]);
+    expect(http.sessionCount()).toBe(2);
+  });
+
   it('answers an initialize over maxSessions with a 503 JSON-RPC error', async () => {
     const { http } = await serve({ maxSessions: 1 });
     const first = await connect(http.url);
