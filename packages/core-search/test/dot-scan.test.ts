@@ -68,6 +68,15 @@ describe('row matrix scan', () => {
     expect(after).toEqual([...fill(false, rows, dims).scan(query!, 300)]);
   });
 
+  it('hands out zeroed rows after growing, even over old scratch space', () => {
+    const matrix = fill(true, vectors(4, 3, 21), 3); // stride 4: one padding lane per row
+    matrix.scan(Float32Array.of(Number.NaN, 1, 1), 4); // leaves NaN scores in scratch memory
+    matrix.reserve(64);
+    expect(matrix.data.subarray(4 * matrix.stride).every((value) => value === 0)).toBe(true);
+    matrix.data.set(Float32Array.of(1, 0, 0), 10 * matrix.stride);
+    expect(matrix.scan(Float32Array.of(1, 0, 0), 11)[10]).toBe(1);
+  });
+
   it('scores only the rows asked for', () => {
     const matrix = fill(true, vectors(20, 4, 9), 4);
     expect(matrix.scan(new Float32Array(4).fill(1), 7)).toHaveLength(7);

@@ -115,6 +115,9 @@ class WasmRowMatrix implements RowMatrix {
     const bytes = (rows * this.stride + this.stride + rows) * 4;
     const pages = Math.ceil(bytes / PAGE_BYTES) - this.memory.buffer.byteLength / PAGE_BYTES;
     if (pages > 0) this.memory.grow(pages);
+    // The new rows overlap the old query and scores: zero them, as padding lanes must be
+    // (0 x a stale NaN score would be NaN).
+    this.floats().fill(0, this.capacity * this.stride, rows * this.stride);
     this.capacity = rows;
   }
 
