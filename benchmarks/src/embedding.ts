@@ -89,9 +89,11 @@ async function defaultModel(tools: ToolDefinition[], queries: string[]) {
       await engine.ready();
     });
     const before = rss();
-    const [, loadMs] = await timed(() =>
-      new TransformersEmbedder({ source: { kind: 'path', path: defaultPath(), bundled: true } }).load(),
-    );
+    const embedder = new TransformersEmbedder({
+      source: { kind: 'path', path: defaultPath(), bundled: true },
+    });
+    const [, loadMs] = await timed(() => embedder.load());
+    const [probe] = await embedder.embed(['dimension probe'], 'query');
     // The embedding strategy on its own (model load included, lexical indexing excluded).
     const docs = tools.map((tool, id) => analyzeTool(tool, id));
     const strategyCacheDir = join(cacheDir, 'strategy');
@@ -131,8 +133,8 @@ async function defaultModel(tools: ToolDefinition[], queries: string[]) {
       searchHybridMs: hybrid,
       searchHybridRepeatedQueryMs: hybridRepeat,
       searchLexicalOnlyMs: lexical,
-      // The vector scan inside hybrid search, alone (the bundled model is 100-dimensional).
-      vectorScanMs: scanTimes(tools.length, 100, unitVectors(100, 100, 7)),
+      // The vector scan inside hybrid search, alone, at the bundled model's width.
+      vectorScanMs: scanTimes(tools.length, probe!.length, unitVectors(100, probe!.length, 7)),
       rssDeltaMb: mb(afterCold - before),
       queries: queries.length,
     };

@@ -168,24 +168,25 @@ async function runEval(args: string[]): Promise<void> {
       onProgress: onProgress('queries'),
     });
     // The comparison reuses the index: only the strategies switched off per query differ.
-    const baseline =
-      compare &&
-      (await evaluate(engine, dataset, {
+    const comparison: Comparison | undefined = compare && {
+      compare,
+      baseline: await evaluate(engine, dataset, {
         ...options,
         disable: [...new Set([...disable, ...compare])],
         onProgress: onProgress(`queries without ${compare.join(', ')}`),
-      }));
+      }),
+    };
     clearProgress();
     if (perQueryFile !== undefined) {
       writeFileSync(perQueryFile, `${JSON.stringify(result.perQuery ?? [], null, 1)}\n`);
       console.error(`wrote ${result.perQuery?.length ?? 0} per-query results to ${perQueryFile}`);
     }
     if (values.json) {
-      write(JSON.stringify(evalJson(result, compare && baseline ? { compare, baseline } : undefined)));
+      write(JSON.stringify(evalJson(result, comparison)));
       continue;
     }
     if (files.length > 1) write(`== ${file}`);
-    write(formatEval(result, dataset, compare && baseline ? { compare, baseline } : undefined));
+    write(formatEval(result, dataset, comparison));
     if (files.length > 1) write('');
   }
 }
