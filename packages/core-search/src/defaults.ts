@@ -15,6 +15,8 @@ export const DEFAULTS = {
     maxSchemaDepth: 3,
     /** Queries longer than this are truncated (a pasted document is not a query). */
     maxQueryChars: 1000,
+    /** Longer words are not stemmed (no English word is this long; stemming cost grows with the square). */
+    maxStemChars: 40,
     /** Shape detection: at most this many words, mostly not stop words, is a keyword query. */
     maxKeywordWords: 5,
   },
@@ -88,6 +90,30 @@ export const DEFAULTS = {
   search: {
     limit: 10,
     maxLimit: 1000,
+  },
+
+  /**
+   * Size budgets for untrusted input, so that no tool list, option or query costs
+   * unbounded work (the query's own budget is analysis.maxQueryChars). Each is
+   * configurable per engine: ToolSearchOptions.limits.
+   */
+  limits: {
+    /** A tool definition larger than this, as JSON, is rejected (INVALID_TOOL); the largest of 9,970 real tools is 138 KB. */
+    maxToolChars: 1_000_000,
+    /** At most this many word -> target pairs in the `synonyms` option (the built-in map has ~1,000). */
+    maxSynonymPairs: 10_000,
+    /** A synonym word or phrase longer than this is rejected: phrase lookup cost grows with it. */
+    maxSynonymChars: 64,
+  },
+
+  embedding: {
+    /** Query vectors kept in the LRU (keys are the bounded query text). */
+    queryCacheSize: 512,
+    /**
+     * The typo corrector (speller.ts) skips longer words: its candidate set grows with
+     * the word's length, and no misspelt everyday word is this long.
+     */
+    spellerMaxWordLength: 24,
   },
 
   /**

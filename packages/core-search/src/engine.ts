@@ -8,6 +8,8 @@ import { ToolSearchError } from './errors.js';
 import { fuse, type StrategyRanking } from './fusion.js';
 import {
   integerInRange,
+  type Limits,
+  limitOptions,
   positiveNumber,
   strategyList,
   stringList,
@@ -52,6 +54,12 @@ export interface ToolSearchOptions {
   rrfK?: number;
   /** Extends the built-in synonym map: word or phrase -> equivalent words or phrases. */
   synonyms?: Record<string, string[]>;
+  /**
+   * Size budgets for untrusted input (defaults.ts `limits`, and `analysis.maxQueryChars`):
+   * longer queries are truncated before any strategy sees them; larger tools and synonym
+   * maps are rejected with a typed error.
+   */
+  limits?: Partial<Limits>;
   /** Semantic strategy options; false switches it off. */
   embedding?: EmbeddingOptions | false;
   onProgress?: (progress: Progress) => void;
@@ -79,6 +87,7 @@ export class ToolSearch {
   private readonly disabled: ReadonlySet<StrategyName>;
   private readonly weights: Partial<Record<StrategyName, number>>;
   private readonly rrfK: number;
+  private readonly limits: Limits;
   private readonly synonymOption: Record<string, string[]>;
   private readonly synonyms: ReturnType<typeof buildSynonymMap>;
   private readonly onProgress: ((progress: Progress) => void) | undefined;
@@ -90,7 +99,8 @@ export class ToolSearch {
     this.disabled = new Set(strategyList(options.disable, 'disable'));
     this.weights = { ...weightMap(options.weights) };
     this.rrfK = positiveNumber(options.rrfK, 'rrfK', DEFAULTS.fusion.rrfK);
-    this.synonymOption = synonymOption(options.synonyms);
+    this.limits = limitOptions(options.limits);
+    this.synonymOption = synonymOption(options.synonyms, this.limits);
     this.synonyms = buildSynonymMap(this.synonymOption);
     this.onProgress = options.onProgress;
     const context: RetrieverContext = {
@@ -125,7 +135,7 @@ export class ToolSearch {
 
   /** Index tools. Atomic: on INVALID_TOOL / DUPLICATE_TOOL nothing is added. */
   add(tools: ToolDefinition[]): void {
-    const valid = validateTools(tools, (name) => this.idByName.has(name));
+    const valid = validateTools(tools, (name) => this.idByName.has(name), this.limits.maxToolChars);
     const docs: IndexedDoc[] = [];
     valid.forEach((tool, i) => {
       docs.push(analyzeTool(tool, this.nextId + i));
@@ -195,7 +205,9 @@ export class ToolSearch {
     // Idioms are part of the synonyms strategy: switching it off (ablation) keeps them literal.
     const synonymsOn =
       !this.disabled.has('synonyms') && !off.has('synonyms') && (!only || only.has('synonyms'));
-    const analyzed = synonymsOn ? rewriteIdioms(analyzeQuery(query), this.synonyms) : analyzeQuery(query);
+    // The query's work budget: from here on, every stage sees at most maxQueryChars.
+    const bounded = analyzeQuery(query, this.limits.maxQueryChars);
+    const analyzed = synonymsOn ? rewriteIdioms(bounded, this.synonyms) : bounded;
     const shapeWeights = DEFAULTS.shapeWeights[analyzed.shape];
     const allowed = toolsetFilter ? new Set(toolsetFilter) : undefined;
     const accept = allowed ? (id: number) => allowed.has(this.docs.get(id)?.toolset ?? '') : undefined;
@@ -261,7 +273,7 @@ export class ToolSearch {
       };
     });
     const response: SearchResponse = {
-      query,
+      query: analyzed.raw,
       results,
       toolsets: this.suggestToolsets(fused),
       strategies: ran,
@@ -287,22 +299,35 @@ export class ToolSearch {
   static load(json: unknown, options: Omit<ToolSearchOptions, 'tools'> = {}): ToolSearch {
     const index = deserializeIndex(json);
     const engine = new ToolSearch({ ...index.options, ...options, tools: undefined });
-    if (index.docs) engine.insertSerialized(index.docs);
-    else engine.add(index.tools); // written by another analyser version: re-analyse
+    // A saved file is input like any other: its tools are checked (and copied) exactly as
+    // add() checks them, whether or not their analysis is reused.
+    const tools = engine.validateSaved(index.tools);
+    if (index.docs) engine.insertSerialized(index.docs.map((doc, i) => ({ ...doc, tool: tools[i]! })));
+    else engine.add(tools); // written by another analyser version: re-analyse
     return engine;
   }
 
-  private insertSerialized(docs: readonly SerializedDoc[]): void {
-    const names = new Set<string>();
-    for (const [i, doc] of docs.entries()) {
-      if (names.has(doc.tool.name)) {
-        throw new ToolSearchError(
-          'INVALID_INDEX',
-          `toolsearch: index holds tool "${doc.tool.name}" twice (doc ${i})`,
-        );
-      }
-      names.add(doc.tool.name);
+  /** validateTools for a saved index: its INVALID_TOOL / DUPLICATE_TOOL become INVALID_INDEX naming docs[i]. */
+  private validateSaved(tools: readonly unknown[]): ToolDefinition[] {
+    try {
+      return validateTools(tools, () => false, this.limits.maxToolChars);
+    } catch (error) {
+      if (!(error instanceof ToolSearchError)) throw error;
+      const first = error.issues[0];
+      const where = first ? `docs[${first.index}].tool${first.field ? `.${first.field}` : ''}` : 'docs';
+      const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more issue(s))` : '';
+      throw new ToolSearchError(
+        'INVALID_INDEX',
+        `toolsearch: invalid index: ${where}: ${first?.message ?? error.message}${more}`,
+        error.issues.map((issue) => ({
+          ...issue,
+          field: `docs[${issue.index}].tool${issue.field ? `.${issue.field}` : ''}`,
+        })),
+      );
     }
+  }
+
+  private insertSerialized(docs: readonly SerializedDoc[]): void {
     this.insert(docs.map((doc, i) => ({ ...doc, id: this.nextId + i, name: doc.tool.name })));
   }
 

@@ -4,7 +4,7 @@
 export { analyze, analyzeWords } from './analysis/analyze.js';
 export { analyzeTool, toolsetOf } from './analysis/document.js';
 export { bareName, compactKey, serverPrefix, splitIdentifier } from './analysis/identifier.js';
-export { analyzeQuery, detectShape } from './analysis/query.js';
+export { analyzeQuery, boundQuery, detectShape } from './analysis/query.js';
 export { summarize } from './analysis/summarize.js';
 export type { Dataset, LabelledQuery } from './dataset.js';
 export { parseDataset, readDataset, readTools } from './dataset.js';
@@ -27,6 +27,7 @@ export type { AggregatedMetrics, MetricSummary, QueryMetrics, ToolsetJudgement }
 export { aggregateMetrics, averageMetrics, RECALL_CUTOFFS, scoreRanking } from './eval/metrics.js';
 export type { FusedHit, StrategyRanking } from './fusion.js';
 export { fuse } from './fusion.js';
+export type { Limits } from './options.js';
 export type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from './retriever.js';
 export type { RetrieverContext, RetrieverFactory } from './retrievers/index.js';
 export { DEFAULT_RETRIEVERS } from './retrievers/index.js';

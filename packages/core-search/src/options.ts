@@ -1,3 +1,4 @@
+import { DEFAULTS } from './defaults.js';
 import { ToolSearchError } from './errors.js';
 import { STRATEGY_NAMES, type StrategyName } from './types.js';
 
@@ -56,7 +57,10 @@ export function weightMap(value: unknown): Partial<Record<StrategyName, number>>
   return value as Partial<Record<StrategyName, number>>;
 }
 
-export function synonymOption(value: unknown): Record<string, string[]> {
+export function synonymOption(
+  value: unknown,
+  limits: Pick<Limits, 'maxSynonymPairs' | 'maxSynonymChars'> = DEFAULTS.limits,
+): Record<string, string[]> {
   if (value === undefined) return {};
   const valid =
     value !== null &&
@@ -71,7 +75,50 @@ export function synonymOption(value: unknown): Record<string, string[]> {
       'toolsearch: option "synonyms" must map words to arrays of strings',
     );
   }
-  return value as Record<string, string[]>;
+  // Bounded: building the map costs time per pair, and phrase lookup per query grows
+  // with the longest phrase (100,000 keys once took 10 s to construct).
+  const synonyms = value as Record<string, string[]>;
+  let pairs = 0;
+  for (const [word, targets] of Object.entries(synonyms)) {
+    pairs += targets.length;
+    if (pairs > limits.maxSynonymPairs) {
+      throw new ToolSearchError(
+        'INVALID_OPTION',
+        `toolsearch: option "synonyms" has more than ${limits.maxSynonymPairs} word -> target pairs (limits.maxSynonymPairs)`,
+      );
+    }
+    const long = [word, ...targets].find((text) => text.length > limits.maxSynonymChars);
+    if (long !== undefined) {
+      throw new ToolSearchError(
+        'INVALID_OPTION',
+        `toolsearch: option "synonyms": "${long.slice(0, 40)}..." (under "${word.slice(0, 40)}") is longer than ${limits.maxSynonymChars} characters (limits.maxSynonymChars)`,
+      );
+    }
+  }
+  return synonyms;
+}
+
+/** The engine's size budgets (ToolSearchOptions.limits). */
+export type Limits = { -readonly [K in keyof typeof DEFAULTS.limits | 'maxQueryChars']: number };
+
+/** ToolSearchOptions.limits over the defaults; each must be a positive integer. */
+export function limitOptions(value: unknown): Limits {
+  const limits: Limits = { ...DEFAULTS.limits, maxQueryChars: DEFAULTS.analysis.maxQueryChars };
+  if (value === undefined) return limits;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ToolSearchError('INVALID_OPTION', 'toolsearch: option "limits" must be an object');
+  }
+  for (const [key, limit] of Object.entries(value)) {
+    if (!(key in limits)) {
+      throw new ToolSearchError(
+        'INVALID_OPTION',
+        `toolsearch: option "limits" has unknown key "${key}"; known: ${Object.keys(limits).join(', ')}`,
+      );
+    }
+    if (limit === undefined) continue;
+    limits[key as keyof Limits] = integerInRange(limit, `limits.${key}`, 0, Number.MAX_SAFE_INTEGER);
+  }
+  return limits;
 }
 
 export function stringList(value: unknown, option: string): string[] | undefined {

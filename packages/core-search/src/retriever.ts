@@ -29,6 +29,7 @@ export interface IndexedDoc {
 
 /** A query after analysis. Built once per search and shared by all retrievers. */
 export interface AnalyzedQuery {
+  /** The query as searched: at most maxQueryChars (analysis/query.ts boundQuery); never the full input. */
   readonly raw: string;
   /** Unicode-normalised, lower-cased, length-bounded. */
   readonly normalized: string;

@@ -104,6 +104,7 @@ export interface SearchOptions {
 }
 
 export interface SearchResponse {
+  /** The query as searched: leading spaces dropped, truncated to limits.maxQueryChars. */
   query: string;
   results: SearchResult[];
   toolsets: ToolsetSuggestion[];

@@ -1,3 +1,4 @@
+import { DEFAULTS } from './defaults.js';
 import { ToolSearchError, type ToolSearchIssue } from './errors.js';
 import type { ToolDefinition } from './types.js';
 
@@ -40,15 +41,54 @@ function toolIssues(tool: unknown, index: number): ToolSearchIssue[] {
 }
 
 /**
- * Validate a batch before anything is indexed, so add() is all-or-nothing. Malformed
- * tools throw INVALID_TOOL; names used twice (in the batch, or already indexed) throw
- * DUPLICATE_TOOL naming both places. Every issue is listed, not just the first.
+ * The engine's own copy of a tool, as JSON would save it: a caller mutating its object
+ * after add() cannot change what is indexed (or make a later search throw), and what is
+ * indexed always survives toJSON(). Cycles, BigInts and tools over `maxChars` are issues.
  */
-export function validateTools(tools: unknown, existing: (name: string) => boolean): ToolDefinition[] {
+function ownCopy(tool: unknown, index: number, maxChars: number, issues: ToolSearchIssue[]): unknown {
+  if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) return tool;
+  const name =
+    typeof (tool as { name?: unknown }).name === 'string' ? (tool as { name: string }).name : undefined;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(tool);
+  } catch (error) {
+    issues.push({ index, name, message: `cannot be serialised as JSON (${(error as Error).message})` });
+    return undefined;
+  }
+  if (json === undefined) return undefined; // toJSON() returned undefined: "must be an object"
+  if (json.length > maxChars) {
+    issues.push({
+      index,
+      name,
+      message: `is ${json.length} characters as JSON, over the limit of ${maxChars} (limits.maxToolChars)`,
+    });
+    return undefined;
+  }
+  return JSON.parse(json);
+}
+
+/**
+ * Validate a batch before anything is indexed, so add() is all-or-nothing, and return
+ * the engine's own copies (see ownCopy). Malformed tools throw INVALID_TOOL; names used
+ * twice (in the batch, or already indexed) throw DUPLICATE_TOOL naming both places.
+ * Every issue is listed, not just the first.
+ */
+export function validateTools(
+  tools: unknown,
+  existing: (name: string) => boolean,
+  maxChars: number = DEFAULTS.limits.maxToolChars,
+): ToolDefinition[] {
   if (!Array.isArray(tools)) {
     throw new ToolSearchError('INVALID_TOOL', 'toolsearch: tools must be an array of tool definitions');
   }
-  const issues = tools.flatMap((tool, index) => toolIssues(tool, index));
+  const issues: ToolSearchIssue[] = [];
+  const copies = tools.map((tool, index) => {
+    const before = issues.length;
+    const copy = ownCopy(tool, index, maxChars, issues);
+    if (issues.length === before) issues.push(...toolIssues(copy, index));
+    return copy;
+  });
   if (issues.length > 0) {
     const first = issues[0]!;
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue(s))` : '';
@@ -58,7 +98,7 @@ export function validateTools(tools: unknown, existing: (name: string) => boolea
       issues,
     );
   }
-  const valid = tools as ToolDefinition[];
+  const valid = copies as ToolDefinition[];
   const duplicates: ToolSearchIssue[] = [];
   const seen = new Map<string, number>();
   valid.forEach((tool, index) => {

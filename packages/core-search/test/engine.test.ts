@@ -247,8 +247,9 @@ describe('results', () => {
     });
   });
 
-  it('get returns the tool as added', () => {
-    expect(engine().get('db__run_query')).toBe(TOOLS[10]);
+  it('get returns the tool as added (the engine keeps a copy)', () => {
+    expect(engine().get('db__run_query')).toEqual(TOOLS[10]);
+    expect(engine().get('db__run_query')).not.toBe(TOOLS[10]);
     expect(engine().get('nope')).toBeUndefined();
   });
 });

@@ -23,9 +23,27 @@ export function detectShape(normalized: string): QueryShape {
   return 'natural';
 }
 
-export function analyzeQuery(raw: string): AnalyzedQuery {
-  const normalized = normalizeText(raw, DEFAULTS.analysis.maxQueryChars).toLowerCase();
-  const shape = detectShape(normalizeText(raw, DEFAULTS.analysis.maxQueryChars));
-  const words = analyzeWords(raw, DEFAULTS.analysis.maxQueryChars);
-  return { raw, normalized, shape, words, terms: words.map(stem) };
+/**
+ * The part of a query that is searched: leading whitespace dropped, then at most
+ * `maxChars` characters (a lone high surrogate at the cut is dropped too). This is the
+ * per-query work budget: it is applied once, before any stage runs, and every stage
+ * (analysis, the embedding input, the speller, the query-vector cache) sees only it.
+ */
+export function boundQuery(raw: string, maxChars: number = DEFAULTS.analysis.maxQueryChars): string {
+  // trimStart is linear and stops at the first non-space: a megabyte of spaces before
+  // the words must not use up the budget.
+  const text = raw.trimStart();
+  if (text.length <= maxChars) return text;
+  const last = text.charCodeAt(maxChars - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars);
+}
+
+export function analyzeQuery(
+  query: string,
+  maxChars: number = DEFAULTS.analysis.maxQueryChars,
+): AnalyzedQuery {
+  const raw = boundQuery(query, maxChars);
+  const text = normalizeText(raw, maxChars);
+  const words = analyzeWords(raw, maxChars);
+  return { raw, normalized: text.toLowerCase(), shape: detectShape(text), words, terms: words.map(stem) };
 }

@@ -1,4 +1,5 @@
 import model from 'wink-eng-lite-web-model';
+import { DEFAULTS } from '../defaults.js';
 
 /**
  * Porter2 stemming via wink-nlp's English model addon, memoised per unique word:
@@ -16,7 +17,12 @@ export function stem(word: string): string {
   let stemmed = cache.get(word);
   if (stemmed === undefined) {
     // Porter2 is for English words; numbers, codes and very short words pass unchanged.
-    stemmed = word.length <= 3 || /\d/.test(word) ? word : porter2(word);
+    // Nor do words longer than any English word: Porter2's suffix rules take time
+    // quadratic in the length (a 1,000-letter word took 50 ms).
+    stemmed =
+      word.length <= 3 || word.length > DEFAULTS.analysis.maxStemChars || /\d/.test(word)
+        ? word
+        : porter2(word);
     if (cache.size >= MAX_CACHE) cache.clear();
     cache.set(word, stemmed);
   }

@@ -3,7 +3,10 @@
  * sha256 of each embedded text to its vector, so re-indexing unchanged tools
  * runs no inference. Writes go to a temp file renamed into place (atomic on one
  * file system): a crash or a concurrent writer never leaves a torn file. A file
- * that cannot be read is treated as empty, never as an error.
+ * that cannot be read is treated as empty, never as an error. A file that reads but
+ * holds vectors the model cannot have produced (another width, NaN or infinite values,
+ * not unit length) is not believed: one warning, the file is deleted, and the vectors
+ * are computed again (and written back) as for a cold start.
  *
  * Layout: "TSEMB001" | uint32 dims | uint32 count | count x (16-byte hash | dims float32), little-endian.
  */
@@ -32,18 +35,41 @@ export function textKey(text: string): string {
     .slice(0, HASH_BYTES * 2);
 }
 
+/** How far a stored vector's length may be from 1 (embedders return unit vectors; float32 rounding is ~1e-7). */
+const NORM_TOLERANCE = 1e-3;
+
+/** Why a stored vector cannot be believed, or undefined when it can. */
+export function vectorProblem(vector: Float32Array, dims: number | undefined): string | undefined {
+  if (dims !== undefined && vector.length !== dims) return `${vector.length} values, the model gives ${dims}`;
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  if (!Number.isFinite(norm)) return 'a value that is NaN or infinite';
+  norm = Math.sqrt(norm);
+  // Zero is what a text made only of unknown words embeds to.
+  if (norm > 1e-6 && Math.abs(norm - 1) > NORM_TOLERANCE) return `length ${norm.toPrecision(3)}, not 1`;
+  return undefined;
+}
+
 export class EmbeddingDiskCache {
   readonly file: string;
-  private entries?: Map<string, Float32Array>;
+  private entries?: Promise<Map<string, Float32Array>>;
 
-  constructor(dir: string, embedderId: string) {
+  /** @param onInvalid told (once per file read) why a file was not believed and deleted. */
+  constructor(
+    dir: string,
+    embedderId: string,
+    private readonly onInvalid: (reason: string) => void = () => undefined,
+  ) {
     const name = createHash('sha256').update(embedderId).digest('hex').slice(0, 24);
     this.file = join(dir, 'embeddings', `${name}.bin`);
   }
 
-  /** Every cached vector, read once. */
-  async load(): Promise<Map<string, Float32Array>> {
-    if (!this.entries) this.entries = await this.read();
+  /**
+   * Every cached vector, read once. `dims` is the model's vector width when known: a
+   * file of another width is not believed.
+   */
+  load(dims?: number): Promise<Map<string, Float32Array>> {
+    this.entries ??= this.read(dims);
     return this.entries;
   }
 
@@ -60,7 +86,7 @@ export class EmbeddingDiskCache {
     await this.write(entries);
   }
 
-  private async read(): Promise<Map<string, Float32Array>> {
+  private async read(expectedDims: number | undefined): Promise<Map<string, Float32Array>> {
     const entries = new Map<string, Float32Array>();
     let bytes: Buffer;
     try {
@@ -78,9 +104,20 @@ export class EmbeddingDiskCache {
       const key = bytes.toString('hex', offset, offset + HASH_BYTES);
       const vector = new Float32Array(dims);
       new Uint8Array(vector.buffer).set(bytes.subarray(offset + HASH_BYTES, offset + stride));
+      const problem = vectorProblem(vector, expectedDims);
+      if (problem !== undefined) return this.discard(`vector ${i} of ${count} has ${problem}`);
       entries.set(key, vector);
     }
     return entries;
+  }
+
+  /** Deletes a file that is not believed, so that the next write starts it afresh. */
+  private async discard(reason: string): Promise<Map<string, Float32Array>> {
+    this.onInvalid(
+      `toolsearch: embedding cache ${this.file} is corrupt (${reason}); deleted, vectors are recomputed`,
+    );
+    await rm(this.file, { force: true }).catch(() => undefined);
+    return new Map();
   }
 
   private async write(entries: Map<string, Float32Array>): Promise<void> {

@@ -6,6 +6,7 @@
  * that cannot be used gives one warning and status 'unavailable', never a throw.
  */
 import { join } from 'node:path';
+import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from '../retriever.js';
 import { defaultCacheDir, EmbeddingDiskCache, textKey } from './disk-cache.js';
 import { LruCache } from './lru.js';
@@ -17,7 +18,6 @@ import { VectorStore } from './vector-store.js';
 
 /** Below this many documents an add is quick enough not to report progress. */
 const PROGRESS_THRESHOLD = 1000;
-const QUERY_CACHE_SIZE = 512;
 /**
  * Queries with more content words than this get a smaller embedding weight,
  * falling with the square of the length: a long request written close to the
@@ -31,7 +31,7 @@ export class EmbeddingRetriever implements Retriever {
   readonly name = 'embedding' as const;
   readonly embedder: Embedder;
   private readonly store = new VectorStore();
-  private readonly queryVectors = new LruCache<string, Float32Array>(QUERY_CACHE_SIZE);
+  private readonly queryVectors = new LruCache<string, Float32Array>(DEFAULTS.embedding.queryCacheSize);
   private readonly diskCache?: EmbeddingDiskCache;
   private readonly batchSize: number;
   /** The model load. Never rejects. */
@@ -60,7 +60,9 @@ export class EmbeddingRetriever implements Retriever {
         remoteHost: options.modelHost ?? (options.env ?? process.env).HF_ENDPOINT,
         batchSize: this.batchSize,
       });
-    if (cacheDir) this.diskCache = new EmbeddingDiskCache(cacheDir, this.embedder.id);
+    if (cacheDir) {
+      this.diskCache = new EmbeddingDiskCache(cacheDir, this.embedder.id, (text) => this.warn(text));
+    }
     // Loading runs alongside the first add: a warm cache fills the store meanwhile.
     this.loading = Promise.resolve()
       .then(() => this.embedder.load?.())
@@ -108,6 +110,7 @@ export class EmbeddingRetriever implements Retriever {
     accept?: (id: number) => boolean,
   ): Promise<RetrievalHit[]> {
     if (this.status() !== 'ready' || this.store.size === 0) return [];
+    // query.raw is already bounded (boundQuery), so the cache key is too.
     const text = queryEmbeddingInput(query.raw);
     if (!text) return [];
     let vector = this.queryVectors.get(text);
@@ -184,7 +187,9 @@ export class EmbeddingRetriever implements Retriever {
 
   private async readCache(): Promise<Map<string, Float32Array>> {
     if (!this.diskCache) return new Map();
-    return this.diskCache.load();
+    // The model's width is known once it is loaded: the cache is checked against it.
+    await this.loading;
+    return this.diskCache.load(this.embedder.dims);
   }
 
   private async writeCache(fresh: Map<string, Float32Array>, inUse: Set<string>): Promise<void> {

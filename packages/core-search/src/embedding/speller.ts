@@ -7,19 +7,27 @@
  * neighbours), Norvig-style; short words have too many neighbours and are kept as they are.
  */
 
+import { DEFAULTS } from '../defaults.js';
+
 /** Words shorter than this are never corrected ("cv", "ana", "sql"). */
 const MIN_WORD_LENGTH = 5;
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 
 export class WordSpeller {
   /** @param rank vocabulary word -> frequency rank (lower = more frequent). */
-  constructor(private readonly rank: ReadonlyMap<string, number>) {}
+  constructor(
+    private readonly rank: ReadonlyMap<string, number>,
+    private readonly maxWordLength: number = DEFAULTS.embedding.spellerMaxWordLength,
+  ) {}
 
   /** `text` with each unknown, correctable word replaced (lower-cased); other text unchanged. */
   correct(text: string): string {
     return text.replace(/[a-z]+/gi, (word) => {
       const lower = word.toLowerCase();
-      if (lower.length < MIN_WORD_LENGTH || this.rank.has(lower)) return word;
+      // A word's candidates cost ~54 x its length strings of its length each: quadratic.
+      if (lower.length < MIN_WORD_LENGTH || lower.length > this.maxWordLength || this.rank.has(lower)) {
+        return word;
+      }
       return this.nearest(lower) ?? word;
     });
   }

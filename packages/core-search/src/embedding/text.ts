@@ -7,14 +7,28 @@
 export function embeddingInput(text: string): string {
   return text
     .replace(/([\p{Ll}\d])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(ACRONYM_END, '$1 $2')
     .replace(/_+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }
 
-/** Web addresses: a scheme (https://, ftp://, s3://) or a bare www. host. */
-const WEB_ADDRESS = /\b(?:[a-z][a-z\d+.-]*:\/\/|www\.)[^\s'"<>()]+/giu;
+/**
+ * "HTTPRequest" -> "HTTP Request": a space before the last capital of a run followed by a
+ * small letter. Fixed width on purpose: `(\p{Lu}+)(\p{Lu}\p{Ll})` re-scans a run of
+ * capitals from every position in it, quadratic in the run's length.
+ */
+const ACRONYM_END = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
+
+/*
+ * The patterns below run on user input, so none may backtrack super-linearly: each
+ * repetition is either bounded ({0,31}) or can start only where a run of its characters
+ * starts (the look-behinds), so every character is scanned a bounded number of times.
+ * test/query-budget.test.ts runs them on 100,000-character adversarial inputs.
+ */
+
+/** Web addresses: a scheme (https://, ftp://, s3://; at most 32 characters) or a bare www. host. */
+const WEB_ADDRESS = /\b(?:[a-z][a-z\d+.-]{0,31}:\/\/|www\.)[^\s'"<>()]+/giu;
 
 /**
  * File-system paths: rooted (/, ./, ../, ~/), Windows drive paths, two or more
@@ -22,7 +36,7 @@ const WEB_ADDRESS = /\b(?:[a-z][a-z\d+.-]*:\/\/|www\.)[^\s'"<>()]+/giu;
  * slash between words ("and/or", "TCP/IP", "owner/repo") is left alone.
  */
 const FILE_PATH =
-  /(?<![\w/\\])(?:[a-z]:\\[^\s'"]*|(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]*)*|[\w.-]+(?:\/[\w.-]+){2,}\/?|[\w.-]+\/[\w-]+\.[a-z\d]{1,8}\b)/giu;
+  /(?<![\w.\-/\\])(?:[a-z]:\\[^\s'"]*|(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]*)*|[\w.-]+(?:\/[\w.-]+){2,}\/?|[\w.-]+\/[\w-]+\.[a-z\d]{1,8}\b)/giu;
 
 /**
  * The embedding input for a query. Requests often carry argument values: "open

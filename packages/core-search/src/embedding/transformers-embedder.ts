@@ -45,6 +45,12 @@ export class TransformersEmbedder implements Embedder {
   private extractor?: Promise<Extractor>;
   /** Set at load for word-level vocabularies (see speller.ts); corrects query words only. */
   private speller?: WordSpeller;
+  /** The model's vector width (its config's hidden_size), once loaded; checks the disk cache. */
+  private width?: number;
+
+  get dims(): number | undefined {
+    return this.width;
+  }
 
   constructor(private readonly options: TransformersEmbedderOptions) {
     this.dtype = options.dtype ?? 'q8';
@@ -118,6 +124,10 @@ export class TransformersEmbedder implements Embedder {
         ...(this.options.modelCacheDir ? { cache_dir: this.options.modelCacheDir } : {}),
       });
       if (source.kind === 'path') this.speller = readSpeller(source.path);
+      // Mean pooling keeps the hidden size; a model without one is simply not width-checked.
+      const hidden = (extractor as { model?: { config?: { hidden_size?: unknown } } }).model?.config
+        ?.hidden_size;
+      if (typeof hidden === 'number' && Number.isInteger(hidden) && hidden > 0) this.width = hidden;
       return extractor as unknown as Extractor;
     } catch (error) {
       const where = source.kind === 'path' ? source.path : `model "${source.model}"`;
