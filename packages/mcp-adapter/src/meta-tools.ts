@@ -101,6 +101,12 @@ export interface MetaBackend {
   callTool(name: string, args: Record<string, unknown>, extra: RequestExtra): Promise<CallToolResult>;
   /** Upstream health per toolset, gateway mode only. */
   status?(): ToolsetStatus[];
+  /**
+   * Gateway mode: restarts (with the usual backoff) a down upstream that owns any of these
+   * toolset or tool names but never listed its tools. True when one came up (look the
+   * names up again); throws UPSTREAM_DOWN when it stays down; false when none applies.
+   */
+  revive?(names: readonly string[]): Promise<boolean>;
 }
 
 export interface MetaContext {
@@ -155,7 +161,11 @@ interface CallInput {
 
 async function searchTools(ctx: MetaContext, input: SearchInput): Promise<CallToolResult> {
   const { catalog } = ctx.backend;
-  if (input.toolset !== undefined && !catalog.hasToolset(input.toolset))
+  if (
+    input.toolset !== undefined &&
+    !catalog.hasToolset(input.toolset) &&
+    !((await ctx.backend.revive?.([input.toolset])) && catalog.hasToolset(input.toolset))
+  )
     await unknownToolsets(ctx, [input.toolset]);
   const query = input.query?.trim() ?? '';
   if (query === '')
@@ -169,11 +179,18 @@ async function searchTools(ctx: MetaContext, input: SearchInput): Promise<CallTo
 }
 
 /** Expands toolsets and tools to tool names; unknown names fail the whole request, with suggestions. */
-async function resolveSelection(ctx: MetaContext, input: SelectionInput): Promise<string[]> {
+async function resolveSelection(ctx: MetaContext, input: SelectionInput, revived = false): Promise<string[]> {
   const { catalog } = ctx.backend;
   const badSets = (input.toolsets ?? []).filter((t) => !catalog.hasToolset(t));
-  if (badSets.length > 0) await unknownToolsets(ctx, badSets);
   const badTools = (input.tools ?? []).filter((t) => !catalog.has(t));
+  // Names of an upstream that never came up are not typos: it gets its restart first.
+  if (
+    !revived &&
+    badSets.length + badTools.length > 0 &&
+    (await ctx.backend.revive?.([...badSets, ...badTools]))
+  )
+    return resolveSelection(ctx, input, true);
+  if (badSets.length > 0) await unknownToolsets(ctx, badSets);
   if (badTools.length > 0) await unknownTools(ctx, badTools);
   return [...(input.toolsets ?? []).flatMap((t) => catalog.toolsOf(t)), ...(input.tools ?? [])];
 }
@@ -198,7 +215,7 @@ async function unloadToolset(ctx: MetaContext, input: SelectionInput): Promise<C
 }
 
 async function callTool(ctx: MetaContext, input: CallInput, extra: RequestExtra): Promise<CallToolResult> {
-  const tool = ctx.backend.catalog.get(input.name);
+  const tool = await findTool(ctx, input.name);
   if (!tool) {
     if (isMetaTool(input.name))
       throw new AdapterError(
@@ -216,6 +233,16 @@ async function callTool(ctx: MetaContext, input: CallInput, extra: RequestExtra)
     });
   ctx.session.touch(input.name);
   return await ctx.backend.callTool(input.name, args, extra);
+}
+
+/**
+ * A tool by name; a tool of an upstream that never listed its tools gets that upstream
+ * restarted first (UPSTREAM_DOWN when it stays down), rather than a did-you-mean that
+ * points at another server's tool.
+ */
+export async function findTool(ctx: { backend: MetaBackend }, name: string) {
+  const { catalog } = ctx.backend;
+  return catalog.get(name) ?? ((await ctx.backend.revive?.([name])) ? catalog.get(name) : undefined);
 }
 
 export async function unknownTools(ctx: { backend: MetaBackend }, wanted: string[]): Promise<never> {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,12 +13,16 @@ const SECRET = 'sk-test-do-not-leak-1234';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolsearch-faults-'));
+  writeFileSync(join(dir, 'not-yet'), '');
   gateway = await Gateway.start({
     config: {
       upstreams: [
         memoryServer(join(dir, 'memory.jsonl')),
         fixtureServer('fx', ['--tools', '3']),
         fixtureServer('broken', ['--fail-start'], { FIXTURE_SECRET: SECRET }),
+        // These two fail their first start only: the file is removed once the gateway is up.
+        fixtureServer('late', ['--fail-if-exists', join(dir, 'not-yet')]),
+        fixtureServer('later', ['--fail-if-exists', join(dir, 'not-yet')]),
       ],
       alwaysLoaded: [],
       maxBoundTools: 40,
@@ -48,8 +52,27 @@ describe('(4) gateway faults: one upstream down, the others keep answering', () 
     expect(overview).toMatch(/- memory \(9 tools\)/);
     const load = await c.call('load_toolset', { toolsets: ['broken'] });
     expect(code(load)).toBe('UPSTREAM_DOWN');
-    expect(textOf(load)).toMatch(/toolset "broken" has no tools: upstream failed/);
+    expect(textOf(load)).toMatch(/upstream "broken" is down \(failed to start/);
     expect(textOf(load)).not.toContain(SECRET);
+  });
+
+  it('a tool of an upstream that never started is UPSTREAM_DOWN, not a did-you-mean for another server', async () => {
+    const call = await c.call('call_tool', { name: 'broken__echo', arguments: { text: 'x' } });
+    expect(code(call)).toBe('UPSTREAM_DOWN');
+    expect(textOf(call)).toMatch(/upstream "broken" is down/);
+    expect(textOf(call)).not.toContain('fx__echo');
+    expect(code(await c.call('broken__echo', { text: 'x' }))).toBe('UPSTREAM_DOWN');
+  });
+
+  it('an upstream that failed its first start is restarted on use (load_toolset, call_tool)', async () => {
+    expect(gateway.upstreams.status().find((s) => s.name === 'late')?.state).toBe('failed');
+    rmSync(join(dir, 'not-yet'));
+    expect(await c.text('load_toolset', { toolsets: ['late'] })).toContain('Loaded');
+    expect(textOf(await c.call('late__echo', { text: 'back' }))).toBe('back');
+    // The same through call_tool, for an upstream nothing loaded yet.
+    const echoed = await c.call('call_tool', { name: 'later__echo', arguments: { text: 'also back' } });
+    expect(textOf(echoed)).toBe('also back');
+    expect(gateway.upstreams.status().find((s) => s.name === 'later')?.state).toBe('ready');
   });
 
   it('an upstream killed mid-session is reported while the others answer, and restarts on next use', async () => {

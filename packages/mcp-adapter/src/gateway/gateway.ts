@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Catalog, type EngineOptions } from '../catalog.js';
 import {
+  findTool,
   INSTRUCTIONS,
   isMetaTool,
   META_TOOLS,
@@ -104,6 +105,7 @@ export class Gateway {
       callTool: (name, args, extra) =>
         this.upstreams.call(name, args, { timeoutMs: this.config.callTimeoutMs, signal: extra.signal }),
       status: () => this.status(),
+      revive: (names) => this.upstreams.revive(names),
     };
     const ctx: MetaContext = { backend, session: state, bindingsChanged: notify };
 
@@ -120,7 +122,7 @@ export class Gateway {
       if (isMetaTool(name)) return runMetaTool(ctx, name, args, extra);
       try {
         // Any indexed tool answers by name, loaded or not; loading only decides what tools/list shows.
-        if (!this.catalog.has(name)) return await unknownTools(ctx, [name]);
+        if (!(await findTool(ctx, name))) return await unknownTools(ctx, [name]);
         state.touch(name);
         return await backend.callTool(name, args ?? {}, extra);
       } catch (err) {

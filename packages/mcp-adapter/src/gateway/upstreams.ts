@@ -128,6 +128,25 @@ export class UpstreamManager {
     return callTool(upstream, qualifiedName, args, opts.timeoutMs ?? this.callTimeoutMs, opts.signal);
   }
 
+  /**
+   * Gives an upstream that is down and has no tools (it failed its first start, so none
+   * were ever listed) the restart a call to one of its tools would give it, with the same
+   * backoff and limit. `names` are toolset (server) names or `server__tool` names. True
+   * when one came up (its tools are indexed by then: look the names up again); throws
+   * UPSTREAM_DOWN naming the upstream when it is still down. False when no name belongs to
+   * such an upstream: an unknown name is then just unknown.
+   */
+  async revive(names: readonly string[]): Promise<boolean> {
+    if (this.closed) return false;
+    const down = new Set<Upstream>();
+    for (const name of names) {
+      const u = this.ownerOf(name);
+      if (u && u.state !== 'ready' && u.tools.length === 0) down.add(u);
+    }
+    for (const u of down) await ensureReady(u, u.config.name, this.restartPolicy);
+    return down.size > 0;
+  }
+
   /** Listens for tool list changes: an upstream's list_changed (re-listed), a (re)start. Returns unsubscribe. */
   onToolsChanged(listener: (upstream: string) => void): () => void {
     this.listeners.add(listener);
@@ -140,13 +159,18 @@ export class UpstreamManager {
     await Promise.all(this.upstreams.map((u) => u.disconnect()));
   }
 
+  /** The upstream a server name or a `server__tool` name belongs to (the longest matching prefix). */
+  private ownerOf(name: string): Upstream | undefined {
+    return this.upstreams
+      .filter((u) => name === u.config.name || name.startsWith(`${u.config.name}__`))
+      .sort((a, b) => b.config.name.length - a.config.name.length)[0];
+  }
+
   /** Finds the upstream of a qualified name: by known tool first, else by the longest `server__` prefix. */
   private route(qualifiedName: string): Upstream {
     const byTool = this.upstreams.find((u) => u.tools.some((t) => t.qualifiedName === qualifiedName));
     if (byTool) return byTool;
-    const byPrefix = this.upstreams
-      .filter((u) => qualifiedName.startsWith(`${u.config.name}__`))
-      .sort((a, b) => b.config.name.length - a.config.name.length)[0];
+    const byPrefix = qualifiedName.includes('__') ? this.ownerOf(qualifiedName) : undefined;
     if (!byPrefix) {
       const known = this.upstreams.map((u) => u.config.name).join(', ') || '(none)';
       throw new AdapterError(
