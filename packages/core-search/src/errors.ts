@@ -13,7 +13,8 @@ export type ToolSearchErrorCode =
   | 'INVALID_OPTION' // an option has the wrong type or range
   | 'INVALID_INDEX' // load() was given something toJSON() did not produce
   | 'INVALID_DATASET' // a dataset / tools file cannot be read
-  | 'MODEL_LOAD_FAILED'; // an embedding model could not be loaded
+  | 'MODEL_LOAD_FAILED' // an embedding model could not be loaded
+  | 'MISSING_DEPENDENCY'; // an optional package a feature needs is not installed (the message names it)
 
 /** One problem found in the input, located precisely. */
 export interface ToolSearchIssue {

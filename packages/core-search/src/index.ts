@@ -15,6 +15,8 @@ export {
   DEFAULT_MODEL_NAME,
   DEFAULT_MODEL_PATH,
   defaultCacheDir,
+  ModelEmbedder,
+  StaticEmbedder,
   TransformersEmbedder,
 } from './embedding/index.js';
 export type { EmbeddingOptions, Progress, ToolSearchOptions } from './engine.js';

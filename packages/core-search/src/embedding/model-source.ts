@@ -53,3 +53,14 @@ export function modelFingerprint(source: ModelSource): string {
   }
   return `local:${basename(source.path)}:${hash.digest('hex').slice(0, 16)}`;
 }
+
+/** An embedder's cache identity: the model, the weights variant and the prefixes (all change the vectors). */
+export function embedderId(
+  source: ModelSource,
+  dtype: string,
+  queryPrefix: string,
+  documentPrefix: string,
+): string {
+  const prefixes = queryPrefix || documentPrefix ? `|q=${queryPrefix}|d=${documentPrefix}` : '';
+  return `${modelFingerprint(source)}|${dtype}${prefixes}`;
+}

@@ -10,9 +10,9 @@ import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from '../retriever.js';
 import { defaultCacheDir, EmbeddingDiskCache, textKey } from './disk-cache.js';
 import { LruCache } from './lru.js';
+import { ModelEmbedder } from './model-embedder.js';
 import { resolveModelSource } from './model-source.js';
 import { embeddingInput, queryEmbeddingInput } from './text.js';
-import { TransformersEmbedder } from './transformers-embedder.js';
 import type { Embedder, EmbeddingOptions } from './types.js';
 import { VectorStore } from './vector-store.js';
 
@@ -50,7 +50,7 @@ export class EmbeddingRetriever implements Retriever {
     const cacheDir = options.cacheDir === undefined ? defaultCacheDir(options.env) : options.cacheDir;
     this.embedder =
       options.embedder ??
-      new TransformersEmbedder({
+      new ModelEmbedder({
         source: resolveModelSource(options),
         dtype: options.dtype ?? 'q8',
         queryPrefix: options.queryPrefix ?? '',

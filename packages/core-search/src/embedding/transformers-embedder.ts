@@ -1,13 +1,14 @@
 /**
- * An Embedder backed by @huggingface/transformers (ONNX Runtime): the bundled
- * model, a local folder, or a hub model id. The library is imported lazily, so
- * lexical-only users never load it, and told to stay quiet: nothing of it may
- * reach stdout, which an MCP stdio server reserves for protocol messages.
+ * An Embedder backed by @huggingface/transformers (ONNX Runtime): a hub model id or
+ * a local folder (the bundled static model runs without it, see static-embedder.ts).
+ * The library is an optional peer dependency, imported lazily, and told to stay
+ * quiet: nothing of it may reach stdout, which an MCP stdio server reserves for
+ * protocol messages.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ToolSearchError } from '../errors.js';
-import { type ModelSource, modelFingerprint } from './model-source.js';
+import { embedderId, type ModelSource } from './model-source.js';
 import { spellerForTokenizer, type WordSpeller } from './speller.js';
 import type { Embedder, EmbedKind } from './types.js';
 
@@ -57,9 +58,7 @@ export class TransformersEmbedder implements Embedder {
     this.queryPrefix = options.queryPrefix ?? '';
     this.documentPrefix = options.documentPrefix ?? '';
     this.batchSize = Math.max(1, options.batchSize ?? 64);
-    const prefixes =
-      this.queryPrefix || this.documentPrefix ? `|q=${this.queryPrefix}|d=${this.documentPrefix}` : '';
-    this.id = `${modelFingerprint(options.source)}|${this.dtype}${prefixes}`;
+    this.id = embedderId(options.source, this.dtype, this.queryPrefix, this.documentPrefix);
   }
 
   load(): Promise<void> {
@@ -100,8 +99,7 @@ export class TransformersEmbedder implements Embedder {
         `embedding model folder not found or incomplete (no config.json): ${source.path}`,
       );
     }
-    const transformers = await import('@huggingface/transformers');
-    const { env, LogLevel, pipeline } = transformers;
+    const { env, LogLevel, pipeline } = await importTransformers();
     // Only errors, and those go to stderr (console.error); info/debug would go to stdout.
     env.logLevel = LogLevel.ERROR;
     if (env.backends.onnx) env.backends.onnx.logLevel = 'error';
@@ -138,6 +136,38 @@ export class TransformersEmbedder implements Embedder {
       );
     }
   }
+}
+
+/** The npm package transformer models (by id, or folders that are not static tables) need. */
+export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
+
+type TransformersModule = typeof import('@huggingface/transformers');
+
+// Not exported: its type names the optional package, which a declaration file must not.
+async function importTransformers(): Promise<TransformersModule> {
+  try {
+    return await import('@huggingface/transformers');
+  } catch (error) {
+    throw transformersImportError(error);
+  }
+}
+
+/**
+ * @huggingface/transformers is an optional peer dependency (it brings ~450 MB of ONNX
+ * runtimes). When it is not installed, the error names the package to install.
+ */
+export function transformersImportError(error: unknown): ToolSearchError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const missing =
+    (error as NodeJS.ErrnoException | null)?.code === 'ERR_MODULE_NOT_FOUND' &&
+    reason.includes(TRANSFORMERS_PACKAGE);
+  if (missing) {
+    return new ToolSearchError(
+      'MISSING_DEPENDENCY',
+      `this embedding model needs the optional package ${TRANSFORMERS_PACKAGE} (an ONNX runtime), which is not installed: run "npm install ${TRANSFORMERS_PACKAGE}" (the bundled model needs no runtime)`,
+    );
+  }
+  return new ToolSearchError('MODEL_LOAD_FAILED', `${TRANSFORMERS_PACKAGE} could not be loaded: ${reason}`);
 }
 
 /** A hub base URL with the trailing slash transformers.js joins paths onto; throws on anything but http(s). */

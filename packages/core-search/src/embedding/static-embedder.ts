@@ -1,0 +1,230 @@
+/**
+ * The bundled model without an ONNX runtime. A static word-embedding model (as
+ * written by scripts/model/onnx-graph.ts) is a lookup table: each token's row of
+ * int8 values times that token's float32 scale (SIF weight and quantisation step
+ * in one), masked, mean-pooled and L2-normalised. This reads the two tables out of
+ * the same .onnx file transformers.js runs, tokenises with the model's
+ * tokenizer.json, and does that arithmetic in TypeScript, step for step as
+ * onnxruntime and transformers.js do it (float32 products, a float64 sum over the
+ * tokens rounded to float32, a float32 running sum of squares), so the vectors are
+ * bit-identical to theirs (test/embedding-static.test.ts checks it where
+ * @huggingface/transformers is installed). The one deliberate difference: a text
+ * with no known word gives a zero vector ("no opinion") where the pipeline gives NaN.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { ToolSearchError } from '../errors.js';
+import { embedderId, type ModelSource } from './model-source.js';
+import { ONNX_FLOAT, ONNX_INT8, type OnnxGraphSummary, readOnnxGraph } from './onnx-reader.js';
+import { spellerForTokenizer, type WordSpeller } from './speller.js';
+import type { Embedder, EmbedKind } from './types.js';
+
+/** The op sequence of the static graph (scripts/model/onnx-graph.ts); any other graph needs a runtime. */
+const STATIC_GRAPH_OPS = ['Gather', 'Cast', 'Gather', 'Mul', 'Cast', 'Unsqueeze', 'Mul'] as const;
+
+/** transformers.js' weight file suffix per dtype (onnx/model<suffix>.onnx). */
+const DTYPE_SUFFIX: Readonly<Record<string, string>> = {
+  fp32: '',
+  fp16: '_fp16',
+  q8: '_quantized',
+  int8: '_int8',
+  uint8: '_uint8',
+  q4: '_q4',
+  q4f16: '_q4f16',
+  bnb4: '_bnb4',
+};
+
+/** The weight file transformers.js loads for `dtype` from a model folder. */
+export function onnxFileFor(folder: string, dtype: string): string {
+  return join(folder, 'onnx', `model${DTYPE_SUFFIX[dtype] ?? `_${dtype}`}.onnx`);
+}
+
+export interface StaticModel {
+  rows: number;
+  dims: number;
+  /** rows x dims, row-major. */
+  table: Int8Array;
+  scales: Float32Array;
+}
+
+/** The tables of a static graph, or undefined when the graph is anything else. */
+export function staticModelFromGraph(graph: OnnxGraphSummary, where: string): StaticModel | undefined {
+  if (graph.ops.length !== STATIC_GRAPH_OPS.length || graph.ops.some((op, i) => op !== STATIC_GRAPH_OPS[i])) {
+    return undefined;
+  }
+  const table = graph.initializers.get('emb_q8');
+  const scale = graph.initializers.get('emb_scale');
+  if (!table || !scale) return undefined;
+  const [rows, dims] = table.dims;
+  const bad = (why: string): never => {
+    throw new ToolSearchError('MODEL_LOAD_FAILED', `${where}: ${why}`);
+  };
+  if (table.dataType !== ONNX_INT8 || table.dims.length !== 2 || !rows || !dims) {
+    return bad(`emb_q8 must be an int8 [rows, dims] table (type ${table.dataType}, dims [${table.dims}])`);
+  }
+  if (table.raw.length !== rows * dims) bad(`emb_q8 holds ${table.raw.length} bytes, not ${rows} x ${dims}`);
+  if (scale.dataType !== ONNX_FLOAT || scale.dims[0] !== rows || scale.raw.length !== rows * 4) {
+    bad(`emb_scale must be a float32 [${rows}, 1] column (type ${scale.dataType}, dims [${scale.dims}])`);
+  }
+  const view = new DataView(scale.raw.buffer, scale.raw.byteOffset, scale.raw.byteLength);
+  const scales = new Float32Array(rows);
+  for (let row = 0; row < rows; row++) scales[row] = view.getFloat32(row * 4, true);
+  return {
+    rows,
+    dims,
+    table: new Int8Array(table.raw.buffer, table.raw.byteOffset, table.raw.byteLength),
+    scales,
+  };
+}
+
+interface Loaded {
+  model: StaticModel;
+  tokenizer: Tokenizer;
+  maxTokens: number;
+  speller?: WordSpeller;
+}
+
+export interface StaticEmbedderOptions {
+  /** A local model folder (kind 'path'). */
+  source: Extract<ModelSource, { kind: 'path' }>;
+  dtype?: string;
+  queryPrefix?: string;
+  documentPrefix?: string;
+}
+
+/**
+ * Embeds with a static model folder. load() rejects with MODEL_LOAD_FAILED when the
+ * folder is unreadable, and with code 'NOT_STATIC' (see isNotStatic) when its graph
+ * is not the static one, so a caller can fall back to a runtime.
+ */
+export class StaticEmbedder implements Embedder {
+  readonly id: string;
+  private readonly dtype: string;
+  private readonly queryPrefix: string;
+  private readonly documentPrefix: string;
+  private loaded?: Promise<Loaded>;
+
+  constructor(private readonly options: StaticEmbedderOptions) {
+    this.dtype = options.dtype ?? 'q8';
+    this.queryPrefix = options.queryPrefix ?? '';
+    this.documentPrefix = options.documentPrefix ?? '';
+    // The same id as TransformersEmbedder's for the same folder: the vectors are the same,
+    // so a disk cache written by either serves both.
+    this.id = embedderId(options.source, this.dtype, this.queryPrefix, this.documentPrefix);
+  }
+
+  async load(): Promise<void> {
+    await this.getLoaded();
+  }
+
+  async embed(texts: readonly string[], kind: EmbedKind): Promise<Float32Array[]> {
+    const { model, tokenizer, maxTokens, speller } = await this.getLoaded();
+    const prefix = kind === 'query' ? this.queryPrefix : this.documentPrefix;
+    return texts.map((text) => {
+      const input = prefix + (kind === 'query' && speller ? speller.correct(text) : text);
+      // Truncated like the pipeline's tokenizer call (truncation: true, model_max_length).
+      const ids = tokenizer.encode(input).ids.slice(0, maxTokens);
+      return embedIds(model, ids);
+    });
+  }
+
+  private getLoaded(): Promise<Loaded> {
+    this.loaded ??= this.read();
+    return this.loaded;
+  }
+
+  private async read(): Promise<Loaded> {
+    const folder = this.options.source.path;
+    const file = onnxFileFor(folder, this.dtype);
+    const [bytes, tokenizerJson, tokenizerConfig] = await Promise.all([
+      readModelFile(file),
+      readModelFile(join(folder, 'tokenizer.json')).then((b) => parseJson(b, join(folder, 'tokenizer.json'))),
+      readModelFile(join(folder, 'tokenizer_config.json')).then((b) =>
+        parseJson(b, join(folder, 'tokenizer_config.json')),
+      ),
+    ]);
+    const model = staticModelFromGraph(readOnnxGraph(bytes, file), file);
+    if (!model) throw new NotStaticModelError(file);
+    let tokenizer: Tokenizer;
+    try {
+      tokenizer = new Tokenizer(tokenizerJson as object, tokenizerConfig as object);
+    } catch (error) {
+      throw new ToolSearchError(
+        'MODEL_LOAD_FAILED',
+        `${join(folder, 'tokenizer.json')} could not be used: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const vocab = (tokenizerJson as { model?: { vocab?: Record<string, number> } }).model?.vocab ?? {};
+    let largest = -1;
+    for (const id of Object.values(vocab)) if (typeof id === 'number' && id > largest) largest = id;
+    if (largest >= model.rows) {
+      throw new ToolSearchError(
+        'MODEL_LOAD_FAILED',
+        `${folder}: the tokenizer has token id ${largest} but the table only ${model.rows} rows`,
+      );
+    }
+    const maxLength = (tokenizerConfig as { model_max_length?: unknown }).model_max_length;
+    return {
+      model,
+      tokenizer,
+      maxTokens: typeof maxLength === 'number' && maxLength > 0 ? maxLength : Number.POSITIVE_INFINITY,
+      speller: spellerForTokenizer(tokenizerJson),
+    };
+  }
+}
+
+/**
+ * Mean of the tokens' rows, then L2-normalised, in the pipeline's precision: each
+ * token value float32(int8 * scale) (ONNX Cast + Mul), summed per dimension in
+ * float64 in token order and the mean rounded to float32 (transformers.js
+ * mean_pooling); the norm a float32 running sum of squares, its square root by
+ * `** 0.5`, each value divided and rounded to float32 (Tensor.normalize).
+ */
+export function embedIds(model: StaticModel, ids: readonly number[]): Float32Array {
+  const { dims, table, scales } = model;
+  const out = new Float32Array(dims);
+  if (ids.length === 0) return out;
+  const sums = new Float64Array(dims);
+  for (const id of ids) {
+    const scale = scales[id]!;
+    const base = id * dims;
+    for (let k = 0; k < dims; k++) sums[k]! += Math.fround(table[base + k]! * scale);
+  }
+  for (let k = 0; k < dims; k++) out[k] = sums[k]! / ids.length;
+  const squares = new Float32Array(1);
+  for (let k = 0; k < dims; k++) squares[0] = squares[0]! + out[k]! ** 2;
+  const norm = Math.fround(squares[0]! ** 0.5);
+  // No known word: every row is zero. No direction, so a zero vector, not 0/0.
+  if (norm === 0) return out.fill(0);
+  for (let k = 0; k < dims; k++) out[k] = out[k]! / norm;
+  return out;
+}
+
+/** load() found a graph other than the static one: the folder needs an ONNX runtime. */
+export class NotStaticModelError extends Error {
+  override readonly name = 'NotStaticModelError';
+  constructor(readonly file: string) {
+    super(`${file} is not a static word-embedding graph`);
+  }
+}
+
+async function readModelFile(file: string): Promise<Uint8Array> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : String(error);
+    throw new ToolSearchError('MODEL_LOAD_FAILED', `embedding model file ${file}: ${reason}`);
+  }
+}
+
+function parseJson(bytes: Uint8Array, file: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw new ToolSearchError(
+      'MODEL_LOAD_FAILED',
+      `${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
