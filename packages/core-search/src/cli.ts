@@ -344,11 +344,12 @@ function embeddingOption(
 
 /**
  * The bundled registry: in the repository, fixtures/registry/tools.json; in the
- * published package, registry/tools.json (copied there by the prepack script).
+ * published package, dist/registry/tools.json (copied there by the prepack script,
+ * into dist/ so packing leaves nothing untracked behind).
  * Paths are relative to this file, which is src/cli.ts or dist/cli.js.
  */
 function defaultRegistryPath(): string {
-  const candidates = ['../../../fixtures/registry/tools.json', '../registry/tools.json'].map((relative) =>
+  const candidates = ['../../../fixtures/registry/tools.json', './registry/tools.json'].map((relative) =>
     fileURLToPath(new URL(relative, import.meta.url)),
   );
   const found = candidates.find((path) => existsSync(path));
