@@ -3,13 +3,15 @@
  * ../shared/datasets/README.md with `toolsFrom` instead of `tools`) and lists every
  * problem at once, so a label fix is one pass, not one run per mistake.
  *
- *   npx tsx scripts/validate-fixtures.ts [query-file.json ...]
+ *   npx tsx scripts/validate-fixtures.ts [query-file.json ...]   # default: every committed file
  *
  * Errors: a relevant name missing from the registry, repeated ids, a segment outside
- * new/experienced/power, relevantToolsets that differ from the relevant tools'
- * toolsets, empty relevant lists, repeated query texts, fewer than 80 queries in a
- * segment. Warning only: how many `new` queries share content words with their
- * relevant tools' names (such queries test vocabulary the segment is meant to avoid).
+ * the file's segments (new/experienced/power unless told), relevantToolsets that differ
+ * from the relevant tools' toolsets, empty relevant lists, repeated query texts, a query
+ * text that also appears in a file this one must be disjoint from (a held-out file and
+ * the team's fixtures), fewer than the minimum queries in a segment. Warning only: how
+ * many `new` queries share content words with their relevant tools' names (such queries
+ * test vocabulary the segment is meant to avoid).
  *
  * Stand-alone on purpose (no engine import): it judges the labels, not an engine,
  * and keeps working while the engine changes.
@@ -19,6 +21,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const SEGMENTS = ['new', 'experienced', 'power'] as const;
+export type Segment = (typeof SEGMENTS)[number];
 export const DEFAULT_MIN_PER_SEGMENT = 80;
 
 export type ProblemKind =
@@ -31,6 +34,7 @@ export type ProblemKind =
   | 'empty-relevant'
   | 'duplicate-relevant'
   | 'duplicate-query'
+  | 'shared-query'
   | 'segment-count'
   | 'vocabulary-overlap';
 
@@ -45,8 +49,40 @@ export interface FixtureProblem {
 type Report = (kind: ProblemKind, where: string, message: string) => void;
 
 export interface ValidateOptions {
-  /** Least number of queries each segment must have; 80 unless told. */
+  /** Least number of queries each of `segments` must have; 80 unless told. */
   minPerSegment?: number;
+  /** The segments the file may hold; a query in any other is an error. All three unless told. */
+  segments?: readonly Segment[];
+  /**
+   * Other query files that must not share a query text with this one (case and spacing
+   * ignored), so a held-out file cannot quietly repeat what the pack's authors saw.
+   */
+  disjointFrom?: readonly string[];
+}
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The committed query files, relative to the repository, and what each must hold. */
+export const COMMITTED_QUERY_FILES: ReadonlyArray<{ file: string; options: ValidateOptions }> = [
+  { file: 'fixtures/queries/toolsearch-queries.json', options: {} },
+  {
+    // New users only, held out from the phrasing pack (fixtures/README.md).
+    file: 'fixtures/queries/new-users-holdout.json',
+    options: {
+      segments: ['new'],
+      minPerSegment: 90,
+      disjointFrom: ['fixtures/queries/toolsearch-queries.json'],
+    },
+  },
+];
+
+/** The options a committed file is checked with; defaults for any other path. */
+export function optionsFor(path: string): ValidateOptions {
+  const absolute = resolve(path);
+  const known = COMMITTED_QUERY_FILES.find((entry) => resolve(REPO_ROOT, entry.file) === absolute);
+  if (known === undefined) return {};
+  const disjointFrom = known.options.disjointFrom?.map((file) => resolve(REPO_ROOT, file));
+  return disjointFrom === undefined ? known.options : { ...known.options, disjointFrom };
 }
 
 interface RegistryTool {
@@ -79,8 +115,10 @@ export function validateQueryFile(path: string, options: ValidateOptions = {}): 
     error('shape', 'queries', 'must be an array');
     return problems;
   }
-  checkQueries(file.queries, registry, error);
-  checkSegmentCounts(file.queries, options.minPerSegment ?? DEFAULT_MIN_PER_SEGMENT, error);
+  const segments = options.segments ?? SEGMENTS;
+  checkQueries(file.queries, segments, registry, error);
+  for (const other of options.disjointFrom ?? []) checkDisjoint(file.queries, other, error);
+  checkSegmentCounts(file.queries, segments, options.minPerSegment ?? DEFAULT_MIN_PER_SEGMENT, error);
   const overlap = vocabularyOverlap(file.queries, registry);
   if (overlap !== undefined) problems.push(overlap);
   return problems;
@@ -128,10 +166,46 @@ export function toolsetOf(tool: Record<string, unknown>): string {
   return cut > 0 ? name.slice(0, cut) : 'default';
 }
 
-function checkQueries(queries: unknown[], registry: Map<string, RegistryTool> | undefined, error: Report) {
+function checkQueries(
+  queries: unknown[],
+  segments: readonly Segment[],
+  registry: Map<string, RegistryTool> | undefined,
+  error: Report,
+) {
   const seen: Seen = { ids: new Map(), texts: new Map() };
   queries.forEach((item, index) => {
-    checkQuery(item, index, seen, registry, error);
+    checkQuery(item, index, seen, segments, registry, error);
+  });
+}
+
+/** Where a query is, for messages: "queries[12] (new-013)". */
+function whereOf(item: unknown, index: number): string {
+  return `queries[${index}]${isRecord(item) && typeof item.id === 'string' ? ` (${item.id})` : ''}`;
+}
+
+/** The form two query texts are compared in: trimmed, lower case, spacing collapsed. */
+function textKey(query: string): string {
+  return query.trim().toLowerCase().replace(/\s+/g, ' ');
+}
+
+/** Error for each query whose text also appears in `other` (a query file). */
+function checkDisjoint(queries: unknown[], other: string, error: Report) {
+  const read = readJson(other);
+  if ('failure' in read) {
+    error('unreadable', other, read.failure);
+    return;
+  }
+  if (!isRecord(read.value) || !Array.isArray(read.value.queries)) {
+    error('shape', other, 'has no "queries" array to compare with');
+    return;
+  }
+  const texts = new Set<string>();
+  for (const item of read.value.queries)
+    if (isRecord(item) && typeof item.query === 'string') texts.add(textKey(item.query));
+  queries.forEach((item, index) => {
+    if (isRecord(item) && typeof item.query === 'string' && texts.has(textKey(item.query))) {
+      error('shared-query', whereOf(item, index), `query text also appears in ${other}`);
+    }
   });
 }
 
@@ -145,10 +219,11 @@ function checkQuery(
   item: unknown,
   index: number,
   seen: Seen,
+  segments: readonly Segment[],
   registry: Map<string, RegistryTool> | undefined,
   error: Report,
 ): void {
-  const where = `queries[${index}]${isRecord(item) && typeof item.id === 'string' ? ` (${item.id})` : ''}`;
+  const where = whereOf(item, index);
   if (!isRecord(item)) {
     error('shape', where, 'is not an object');
     return;
@@ -162,14 +237,14 @@ function checkQuery(
   if (typeof query !== 'string' || query.trim() === '')
     error('shape', where, 'query must be a non-empty string');
   else {
-    const key = query.trim().toLowerCase().replace(/\s+/g, ' ');
+    const key = textKey(query);
     const previous = seen.texts.get(key);
     if (previous !== undefined) error('duplicate-query', where, `query text repeats ${previous}`);
     else seen.texts.set(key, where);
   }
 
-  if (!SEGMENTS.includes(segment as (typeof SEGMENTS)[number])) {
-    error('bad-segment', where, `segment ${JSON.stringify(segment)} is not one of ${SEGMENTS.join(', ')}`);
+  if (!segments.includes(segment as Segment)) {
+    error('bad-segment', where, `segment ${JSON.stringify(segment)} is not one of ${segments.join(', ')}`);
   }
   checkLabels(item, where, registry, error);
 }
@@ -213,8 +288,8 @@ function checkLabels(
   }
 }
 
-function checkSegmentCounts(queries: unknown[], min: number, error: Report) {
-  for (const segment of SEGMENTS) {
+function checkSegmentCounts(queries: unknown[], segments: readonly Segment[], min: number, error: Report) {
+  for (const segment of segments) {
     const count = queries.filter((item) => isRecord(item) && item.segment === segment).length;
     if (count < min)
       error('segment-count', 'queries', `segment "${segment}" has ${count} queries; at least ${min} needed`);
@@ -293,16 +368,11 @@ function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
-const DEFAULT_FILE = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '../fixtures/queries/toolsearch-queries.json',
-);
-
 function main(argv: string[]): number {
-  const files = argv.length > 0 ? argv : [DEFAULT_FILE];
+  const files = argv.length > 0 ? argv : COMMITTED_QUERY_FILES.map((entry) => resolve(REPO_ROOT, entry.file));
   let errors = 0;
   for (const file of files) {
-    const problems = validateQueryFile(file);
+    const problems = validateQueryFile(file, optionsFor(file));
     for (const problem of problems) {
       const line = `toolsearch: ${file}: ${problem.severity}: ${problem.where}: ${problem.message}`;
       if (problem.severity === 'error') {
