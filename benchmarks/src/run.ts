@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readDataset } from '@toolsearch/core-search';
 import { runAblation } from './ablation.js';
+import { formatCompare, runCompare, writeCompare } from './compare.js';
 import { runMeta } from './environment.js';
 import { IMPACT_DOC } from './impact.js';
 import { renderConsoleSummary } from './report/console.js';
@@ -29,7 +30,7 @@ const REPO = resolve(HERE, '../..');
 const RESULTS = join(REPO, 'benchmarks/results');
 const FIXTURE_QUERIES = join(REPO, 'fixtures/queries/toolsearch-queries.json');
 const SHARED_DATASETS = join(REPO, '../shared/datasets');
-const PARTS = ['ablation', 'scale', 'embedding'] as const;
+const PARTS = ['ablation', 'scale', 'embedding', 'compare'] as const;
 type Part = (typeof PARTS)[number];
 
 const DEFAULT_EXTERNAL_MAX_QUERIES = 500;
@@ -167,11 +168,19 @@ async function embeddingBenchmark(): Promise<void> {
   if (code !== 0) throw new Error(`bench: embedding benchmark exited with code ${code}`);
 }
 
+/** The side-by-side comparison (10k and 100k points); its 100k points run in child processes. */
+async function compareBenchmark(): Promise<void> {
+  const result = await runCompare({});
+  console.log(formatCompare(result));
+  writeCompare(result);
+  console.log('\nwrote benchmarks/results/compare.json');
+}
+
 async function main(): Promise<void> {
   const cli = parseCli();
   if (cli.help) {
     console.log(
-      'pnpm bench [--only ablation|scale|embedding] [--external [--max-queries N] [--datasets a,b]] [--no-embedding] [--no-latency]',
+      'pnpm bench [--only ablation|scale|embedding|compare] [--external [--max-queries N] [--datasets a,b]] [--no-embedding] [--no-latency]',
     );
     return;
   }
@@ -189,6 +198,7 @@ async function main(): Promise<void> {
     for (const part of cli.parts) {
       if (part === 'ablation') await timed('ablation', () => fixtureAblation(cli));
       else if (part === 'scale') await timed('scale', () => runScaleBenchmark({}).then(() => undefined));
+      else if (part === 'compare') await timed('compare', compareBenchmark);
       else await timed('embedding', embeddingBenchmark);
     }
   }

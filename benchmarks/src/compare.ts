@@ -1,0 +1,487 @@
+/**
+ * toolsearch side by side with two plain BM25 libraries, and at ~100k tools.
+ *
+ * - ~10k tools (the Smithery crawl): index build and search p50/p95 of toolsearch (lexical and
+ *   hybrid), MiniSearch 7 and wink-bm25-text-search (+ wink-nlp), each built and queried in
+ *   this one process, the searches interleaved query by query so machine load hits every
+ *   engine alike; reported as ratios. Also: the first search after an add() against a normal one.
+ * - ~100k tools (every real tool in ../shared/datasets, repeated under mirror server prefixes;
+ *   src/scale/mirror.ts), each in a child process of its own so that peak RSS is the index's:
+ *   lexical index time, p50/p95, heap and RSS, toJSON()/load() and search after load; hybrid
+ *   (bundled model) the same.
+ *
+ *   pnpm bench --only compare
+ *   npx tsx --conditions=toolsearch-source benchmarks/src/compare.ts [--no-100k] [--no-hybrid]
+ *
+ * Writes benchmarks/results/compare.json and prints a table. Skips (with a note) what needs
+ * ../shared when it is absent.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { percentile, type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
+import { runMeta } from './environment.js';
+import { MiniSearchBaseline } from './minisearch-baseline.js';
+import type { RunMeta } from './results.js';
+import { loadCorpus } from './scale/corpus.js';
+import { mirrorCorpus, sharedTools } from './scale/mirror.js';
+import { SCALE_QUERIES } from './scale/queries.js';
+import { WinkBaseline } from './wink-baseline.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, '../..');
+const DATASETS = join(REPO, '../shared/datasets');
+const SMITHERY = join(DATASETS, 'smithery_toolgym_tools.json');
+const LARGE_SIZE = 100_000;
+const LIMIT = 10;
+
+/** The targets of issue 10, checked against this run's own measurements. */
+export const TARGETS = {
+  lexicalP50VsWink: 0.5,
+  lexicalIndexVsMiniSearch: 1.2,
+  hybridP50VsWink: 1.0,
+  hybridWarmIndexVsMiniSearch: 2,
+  hybridColdIndexMs: 2000,
+  firstSearchAfterAddVsNormal: 2,
+  largeLexicalIndexMs: 4000,
+  largeLexicalP50Ms: 3,
+  largePeakRssMB: 500,
+} as const;
+
+interface Latency {
+  p50Ms: number;
+  p95Ms: number;
+  samples: number;
+}
+
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+const mb = (bytes: number) => round(bytes / 2 ** 20, 1);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+async function timed<T>(run: () => T | Promise<T>): Promise<[T, number]> {
+  const start = performance.now();
+  const value = await run();
+  return [value, performance.now() - start];
+}
+
+function stats(times: number[]): Latency {
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    p50Ms: round(percentile(sorted, 50), 3),
+    p95Ms: round(percentile(sorted, 95), 3),
+    samples: sorted.length,
+  };
+}
+
+/**
+ * Every engine answers every query in turn, `rounds` times after one warm-up round: a
+ * burst of load on the machine then slows all engines, not the one that happened to run.
+ */
+async function interleaved(
+  engines: Record<string, (query: string) => unknown>,
+  queries: readonly string[],
+  rounds: number,
+): Promise<Record<string, Latency>> {
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(engines).map((k) => [k, []]));
+  for (let round = 0; round <= rounds; round++) {
+    for (const query of queries) {
+      for (const [name, search] of Object.entries(engines)) {
+        const start = performance.now();
+        await search(query);
+        if (round > 0) times[name]!.push(performance.now() - start);
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, stats(v)]));
+}
+
+export interface CompareResult {
+  study: 'compare';
+  meta: RunMeta;
+  queries: number;
+  limit: number;
+  tenK?: {
+    tools: number;
+    indexMs: {
+      toolsearchLexical: number;
+      minisearch: number;
+      wink: number;
+      toolsearchHybridCold?: number;
+      toolsearchHybridWarm?: number;
+    };
+    indexRuns: number;
+    search: Record<string, Latency>;
+    afterAdd: AfterAdd;
+    ratios: Record<string, number>;
+  };
+  large?: LargeResult[];
+  skipped: string[];
+  targets: Record<string, { target: number; measured: number | null; met: boolean | null }>;
+}
+
+export interface AfterAdd {
+  adds: number;
+  firstMedianMs: number;
+  normalMedianMs: number;
+  ratio: number;
+}
+
+export interface LargeResult {
+  mode: 'lexical' | 'hybrid';
+  tools: number;
+  realTools: number;
+  indexMs: number;
+  search: Latency;
+  heapMB: number;
+  rssMB: number;
+  peakRssMB: number;
+  bytesPerTool: number;
+  postings?: number;
+  save?: { toJSONMs: number; stringifyMs: number; jsonMB: number; parseMs: number; loadMs: number };
+  afterLoad?: { firstSearchMs: number; search: Latency; peakRssMB: number };
+}
+
+async function tenK(
+  result: CompareResult,
+  tools: ToolDefinition[],
+  options: { runs: number; rounds: number; hybrid: boolean },
+  log: (line: string) => void,
+) {
+  const lexicalRuns: number[] = [];
+  const miniRuns: number[] = [];
+  let lexical: ToolSearch | undefined;
+  let mini: MiniSearchBaseline | undefined;
+  // Alternate the builds, like the searches, so load is shared out evenly.
+  for (let run = 0; run < options.runs; run++) {
+    const [engine, ms] = await timed(async () => {
+      const e = new ToolSearch({ tools, embedding: false });
+      await e.ready();
+      return e;
+    });
+    lexical = engine;
+    lexicalRuns.push(ms);
+    const [baseline, miniMs] = await timed(() => new MiniSearchBaseline(tools));
+    mini = baseline;
+    miniRuns.push(miniMs);
+  }
+  log(`compare: 10k: toolsearch lexical index ${lexicalRuns.map((x) => x.toFixed(0)).join(', ')} ms`);
+  log(`compare: 10k: MiniSearch index ${miniRuns.map((x) => x.toFixed(0)).join(', ')} ms`);
+  const [wink, winkMs] = await timed(() => new WinkBaseline(tools));
+  log(`compare: 10k: wink index ${winkMs.toFixed(0)} ms (one run: it is the slowest)`);
+
+  const engines: Record<string, (query: string) => unknown> = {
+    toolsearchLexical: (q) => lexical!.search(q, { limit: LIMIT }),
+    minisearch: (q) => mini!.search(q, LIMIT),
+    wink: (q) => wink.search(q, LIMIT),
+  };
+  let coldMs: number | undefined;
+  let warmMs: number | undefined;
+  const cacheDir = mkdtempSync(join(tmpdir(), 'toolsearch-compare-'));
+  try {
+    if (options.hybrid) {
+      // Cold: no vectors cached (model load included); warm: the same cache directory again.
+      [, coldMs] = await timed(async () => {
+        const e = new ToolSearch({ tools, embedding: { cacheDir } });
+        await e.ready();
+      });
+      const [hybrid, ms] = await timed(async () => {
+        const e = new ToolSearch({ tools, embedding: { cacheDir } });
+        await e.ready();
+        return e;
+      });
+      warmMs = ms;
+      log(`compare: 10k: hybrid index cold ${coldMs.toFixed(0)} ms, warm ${warmMs.toFixed(0)} ms`);
+      engines.toolsearchHybrid = (q) => hybrid.search(q, { limit: LIMIT });
+    }
+    const search = await interleaved(engines, SCALE_QUERIES, options.rounds);
+    for (const [name, l] of Object.entries(search))
+      log(`compare: 10k: ${name} search p50 ${l.p50Ms} ms, p95 ${l.p95Ms} ms`);
+    const afterAdd = await firstSearchAfterAdd(tools);
+    log(
+      `compare: 10k: first search after add() ${afterAdd.firstMedianMs} ms vs ${afterAdd.normalMedianMs} ms normally`,
+    );
+    const indexMs = {
+      toolsearchLexical: round(median(lexicalRuns)),
+      minisearch: round(median(miniRuns)),
+      wink: round(winkMs),
+      ...(coldMs === undefined ? {} : { toolsearchHybridCold: round(coldMs) }),
+      ...(warmMs === undefined ? {} : { toolsearchHybridWarm: round(warmMs) }),
+    };
+    const ratios: Record<string, number> = {
+      lexicalP50VsWink: round(search.toolsearchLexical!.p50Ms / search.wink!.p50Ms, 3),
+      lexicalP50VsMiniSearch: round(search.toolsearchLexical!.p50Ms / search.minisearch!.p50Ms, 3),
+      lexicalIndexVsMiniSearch: round(indexMs.toolsearchLexical / indexMs.minisearch, 3),
+      lexicalIndexVsWink: round(indexMs.toolsearchLexical / indexMs.wink, 3),
+      firstSearchAfterAddVsNormal: afterAdd.ratio,
+    };
+    if (search.toolsearchHybrid)
+      ratios.hybridP50VsWink = round(search.toolsearchHybrid.p50Ms / search.wink!.p50Ms, 3);
+    if (warmMs !== undefined) ratios.hybridWarmIndexVsMiniSearch = round(warmMs / indexMs.minisearch, 3);
+    result.tenK = { tools: tools.length, indexMs, indexRuns: options.runs, search, afterAdd, ratios };
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The first search after adding one tool, against the same query once everything derived
+ * is fresh again: medians over 20 adds, each with a different query.
+ */
+async function firstSearchAfterAdd(tools: ToolDefinition[]): Promise<AfterAdd> {
+  const adds = 20;
+  const engine = new ToolSearch({ tools: tools.slice(0, -adds), embedding: false });
+  await engine.ready();
+  for (const query of SCALE_QUERIES) await engine.search(query, { limit: LIMIT });
+  const first: number[] = [];
+  const normal: number[] = [];
+  for (let i = 0; i < adds; i++) {
+    const query = SCALE_QUERIES[i % SCALE_QUERIES.length]!;
+    engine.add([tools[tools.length - adds + i]!]);
+    first.push((await timed(() => engine.search(query, { limit: LIMIT })))[1]);
+    normal.push((await timed(() => engine.search(query, { limit: LIMIT })))[1]);
+  }
+  const firstMedianMs = round(median(first), 3);
+  const normalMedianMs = round(median(normal), 3);
+  return { adds, firstMedianMs, normalMedianMs, ratio: round(firstMedianMs / normalMedianMs, 3) };
+}
+
+/** One ~100k point, run in this process (called in a child by runCompare). */
+async function largePoint(mode: 'lexical' | 'hybrid', rounds: number): Promise<LargeResult> {
+  const real = sharedTools(DATASETS);
+  const tools = mirrorCorpus(real, LARGE_SIZE);
+  global.gc?.();
+  const before = process.memoryUsage();
+  const cacheDir = mode === 'hybrid' ? mkdtempSync(join(tmpdir(), 'toolsearch-compare-')) : undefined;
+  try {
+    const [engine, indexMs] = await timed(async () => {
+      const e = new ToolSearch({ tools, embedding: cacheDir ? { cacheDir } : false });
+      await e.ready();
+      return e;
+    });
+    const times: number[] = [];
+    for (let round = 0; round <= rounds; round++)
+      for (const query of SCALE_QUERIES) {
+        const [, ms] = await timed(() => engine.search(query, { limit: LIMIT }));
+        if (round > 0) times.push(ms);
+      }
+    global.gc?.();
+    const after = process.memoryUsage();
+    const peakRssMB = mb(process.resourceUsage().maxRSS * 1024);
+    const point: LargeResult = {
+      mode,
+      tools: tools.length,
+      realTools: real.length,
+      indexMs: round(indexMs),
+      search: stats(times),
+      heapMB: mb(after.heapUsed - before.heapUsed),
+      rssMB: mb(after.rss),
+      peakRssMB,
+      bytesPerTool: Math.round(
+        (after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers) / tools.length,
+      ),
+    };
+    if (mode === 'lexical') {
+      const [json, toJSONMs] = await timed(() => engine.toJSON());
+      const [text, stringifyMs] = await timed(() => JSON.stringify(json));
+      const [parsed, parseMs] = await timed(() => JSON.parse(text) as unknown);
+      const [loaded, loadMs] = await timed(() => ToolSearch.load(parsed, { embedding: false }));
+      point.save = {
+        toJSONMs: round(toJSONMs),
+        stringifyMs: round(stringifyMs),
+        jsonMB: mb(text.length),
+        parseMs: round(parseMs),
+        loadMs: round(loadMs),
+      };
+      const [, firstSearchMs] = await timed(() => loaded.search(SCALE_QUERIES[0]!, { limit: LIMIT }));
+      const loadedTimes: number[] = [];
+      for (const query of SCALE_QUERIES)
+        loadedTimes.push((await timed(() => loaded.search(query, { limit: LIMIT })))[1]);
+      point.afterLoad = {
+        firstSearchMs: round(firstSearchMs),
+        search: stats(loadedTimes),
+        peakRssMB: mb(process.resourceUsage().maxRSS * 1024),
+      };
+    }
+    return point;
+  } finally {
+    if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
+function child(mode: 'lexical' | 'hybrid'): Promise<LargeResult> {
+  return new Promise((done, fail) => {
+    const proc = spawn(
+      process.execPath,
+      [
+        '--expose-gc',
+        '--conditions=toolsearch-source',
+        '--import',
+        'tsx',
+        fileURLToPath(import.meta.url),
+        '--child',
+        mode,
+      ],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    proc.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    proc.on('error', fail);
+    proc.on('exit', (code) => {
+      if (code !== 0) fail(new Error(`compare: the ${mode} 100k child exited with code ${code}`));
+      else done(JSON.parse(out) as LargeResult);
+    });
+  });
+}
+
+export interface CompareOptions {
+  large?: boolean;
+  hybrid?: boolean;
+  runs?: number;
+  rounds?: number;
+  log?: (line: string) => void;
+}
+
+export async function runCompare(options: CompareOptions = {}): Promise<CompareResult> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const hybrid = options.hybrid ?? true;
+  const result: CompareResult = {
+    study: 'compare',
+    meta: runMeta(REPO),
+    queries: SCALE_QUERIES.length,
+    limit: LIMIT,
+    skipped: [],
+    targets: {},
+  };
+  const start = performance.now();
+  if (!existsSync(SMITHERY)) {
+    const note = '../shared/datasets is not present in this checkout: the 10k and 100k points are skipped';
+    log(`compare: ${note}`);
+    result.skipped.push(note);
+  } else {
+    const corpus = loadCorpus('smithery', SMITHERY, '../shared/datasets/smithery_toolgym_tools.json');
+    await tenK(result, corpus.tools, { runs: options.runs ?? 3, rounds: options.rounds ?? 5, hybrid }, log);
+    if (options.large ?? true) {
+      result.large = [];
+      for (const mode of hybrid ? (['lexical', 'hybrid'] as const) : (['lexical'] as const)) {
+        log(`compare: 100k ${mode}: building in a child process`);
+        const point = await child(mode);
+        log(
+          `compare: 100k ${mode}: ${point.tools} tools, index ${point.indexMs.toFixed(0)} ms, p50 ${point.search.p50Ms} ms, peak RSS ${point.peakRssMB} MB`,
+        );
+        result.large.push(point);
+      }
+    }
+  }
+  result.targets = checkTargets(result);
+  result.meta.wallTimeMs = Math.round(performance.now() - start);
+  return result;
+}
+
+function checkTargets(result: CompareResult): CompareResult['targets'] {
+  const r = result.tenK?.ratios ?? {};
+  const lexical = result.large?.find((p) => p.mode === 'lexical');
+  const measured: Record<keyof typeof TARGETS, number | undefined> = {
+    lexicalP50VsWink: r.lexicalP50VsWink,
+    lexicalIndexVsMiniSearch: r.lexicalIndexVsMiniSearch,
+    hybridP50VsWink: r.hybridP50VsWink,
+    hybridWarmIndexVsMiniSearch: r.hybridWarmIndexVsMiniSearch,
+    hybridColdIndexMs: result.tenK?.indexMs.toolsearchHybridCold,
+    firstSearchAfterAddVsNormal: r.firstSearchAfterAddVsNormal,
+    largeLexicalIndexMs: lexical?.indexMs,
+    largeLexicalP50Ms: lexical?.search.p50Ms,
+    largePeakRssMB: lexical?.peakRssMB,
+  };
+  return Object.fromEntries(
+    Object.entries(TARGETS).map(([key, target]) => {
+      const value = measured[key as keyof typeof TARGETS];
+      // Every target is an upper bound ("at most").
+      return [key, { target, measured: value ?? null, met: value === undefined ? null : value <= target }];
+    }),
+  );
+}
+
+export function formatCompare(result: CompareResult): string {
+  const lines = [
+    `Side by side, ${result.queries} queries, limit ${result.limit}`,
+    `node ${result.meta.machine.node}, ${result.meta.machine.cpu} (${result.meta.machine.cores} cores), commit ${result.meta.commit}${result.meta.dirty ? ' (dirty)' : ''}, ${result.meta.date}`,
+  ];
+  const t = result.tenK;
+  if (t) {
+    lines.push(
+      '',
+      `~10k tools (${t.tools}): index ms (median of ${t.indexRuns}; wink one run), search p50 / p95 ms`,
+    );
+    lines.push(
+      `  toolsearch lexical  ${t.indexMs.toolsearchLexical}  ${t.search.toolsearchLexical?.p50Ms} / ${t.search.toolsearchLexical?.p95Ms}`,
+    );
+    if (t.search.toolsearchHybrid)
+      lines.push(
+        `  toolsearch hybrid   cold ${t.indexMs.toolsearchHybridCold}, warm ${t.indexMs.toolsearchHybridWarm}  ${t.search.toolsearchHybrid.p50Ms} / ${t.search.toolsearchHybrid.p95Ms}`,
+      );
+    lines.push(
+      `  MiniSearch          ${t.indexMs.minisearch}  ${t.search.minisearch?.p50Ms} / ${t.search.minisearch?.p95Ms}`,
+    );
+    lines.push(`  wink                ${t.indexMs.wink}  ${t.search.wink?.p50Ms} / ${t.search.wink?.p95Ms}`);
+    lines.push(
+      `  first search after add(): ${t.afterAdd.firstMedianMs} ms vs ${t.afterAdd.normalMedianMs} ms`,
+    );
+  }
+  for (const p of result.large ?? []) {
+    lines.push(
+      '',
+      `~100k tools, ${p.mode} (${p.tools}, ${p.realTools} real): index ${p.indexMs} ms, p50 ${p.search.p50Ms} ms, p95 ${p.search.p95Ms} ms, heap +${p.heapMB} MB (${p.bytesPerTool} B/tool), RSS ${p.rssMB} MB, peak RSS ${p.peakRssMB} MB`,
+    );
+    if (p.save)
+      lines.push(
+        `  toJSON ${p.save.toJSONMs} ms + stringify ${p.save.stringifyMs} ms (${p.save.jsonMB} MB); parse ${p.save.parseMs} ms + load ${p.save.loadMs} ms; first search after load ${p.afterLoad?.firstSearchMs} ms, then p50 ${p.afterLoad?.search.p50Ms} ms`,
+      );
+  }
+  lines.push('', 'targets (at most):');
+  for (const [key, { target, measured, met }] of Object.entries(result.targets))
+    lines.push(
+      `  ${key.padEnd(30)} ${String(target).padStart(6)}  measured ${measured ?? '-'}  ${met === null ? 'not measured' : met ? 'met' : 'MISSED'}`,
+    );
+  for (const note of result.skipped) lines.push(`skipped: ${note}`);
+  return lines.join('\n');
+}
+
+export function writeCompare(result: CompareResult): void {
+  const out = join(REPO, 'benchmarks/results');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'compare.json'), `${JSON.stringify(result, null, 2)}\n`);
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  return entry !== undefined && resolve(entry) === fileURLToPath(import.meta.url);
+}
+
+if (isMain()) {
+  const { values } = parseArgs({
+    options: {
+      child: { type: 'string' },
+      'no-100k': { type: 'boolean', default: false },
+      'no-hybrid': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const main = async () => {
+    if (values.child === 'lexical' || values.child === 'hybrid') {
+      process.stdout.write(JSON.stringify(await largePoint(values.child, 3)));
+      return;
+    }
+    const result = await runCompare({ large: !values['no-100k'], hybrid: !values['no-hybrid'] });
+    console.log(formatCompare(result));
+    writeCompare(result);
+    console.log('\nwrote benchmarks/results/compare.json');
+  };
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exitCode = 1;
+  });
+}
