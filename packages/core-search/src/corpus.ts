@@ -43,19 +43,44 @@ export interface WeightedTerm {
   weight: number;
 }
 
+/** Postings of one term: doc ids ascending, with their packed counts; `length` entries in use. */
+interface Postings {
+  ids: Int32Array;
+  packed: Float64Array;
+  length: number;
+}
+
+/** Field lengths are exact integers; one Float64Array row of FIELDS per doc id. */
+const EMPTY_IDS = new Int32Array(0);
+
 /**
  * The shared inverted index: term -> document -> per-field term frequency, with field
  * lengths. Several strategies score from it (BM25F keyword, TF-IDF, synonym, typo and
  * prefix expansion), so it is built once per add() instead of once per strategy.
  * Adding and removing documents is incremental; nothing is ever rebuilt wholesale.
+ *
+ * Terms are interned to dense ids; each term's postings live in two growable typed arrays
+ * (ids ascending, packed counts), 12 bytes a posting instead of a Map entry per posting,
+ * which made garbage collection and Map inserts the largest costs of indexing.
  */
 export class Corpus {
-  readonly postings = new Map<string, Map<number, number>>();
+  private readonly termIds = new Map<string, number>();
+  /** Postings by term id; undefined once a term has vanished (its id is never reused). */
+  private readonly byTerm: (Postings | undefined)[] = [];
+  /** Per term id: the corpus version at which its document frequency last changed. */
+  private dfStamps = new Int32Array(64);
   /** Field lengths by id * FIELDS + field; ids are dense insertion numbers. */
   private lengths = new Float64Array(FIELDS * 64);
   private readonly totalLengths = new Float64Array(FIELDS);
   private count = 0;
   private capacity = 64;
+  /** One past the largest doc id ever added. */
+  private idEnd = 0;
+  /**
+   * The version at which a removed id was added again; derived structures that assume
+   * ids only grow rebuild then (the engine never reuses ids; tests and callers may).
+   */
+  reusedIdVersion = -1;
   /** Bumped on every change so derived structures (vocabulary, norms) know to refresh. */
   version = 0;
   /**
@@ -63,12 +88,9 @@ export class Corpus {
    * itself instead of re-sorting every term; undefined after too many changes (rebuild).
    */
   private journal: TermJournal | undefined = { added: new Set(), removed: new Set() };
-  /** BM25F length normalisation per id * FIELDS + field, valid for `normsVersion`. */
-  private norms = new Float64Array(0);
-  private normsVersion = -1;
   /**
-   * Posting lists built on first read. add() and remove() drop exactly the terms they
-   * touch, so a change costs a rebuild of those lists only, on their next read.
+   * Read-only views of the posting arrays, made on first read and dropped for exactly the
+   * terms an add or remove touches.
    */
   private readonly lists = new Map<string, CachedList>();
 
@@ -81,49 +103,126 @@ export class Corpus {
     return this.capacity;
   }
 
+  /** Distinct terms in the corpus. */
+  get termCount(): number {
+    return this.termIds.size;
+  }
+
+  /** Postings in the corpus (term-document pairs). */
+  get postingCount(): number {
+    let total = 0;
+    for (const postings of this.byTerm) total += postings?.length ?? 0;
+    return total;
+  }
+
+  /** Every term in the corpus, in order of first appearance. */
+  terms(): IterableIterator<string> {
+    return this.termIds.keys();
+  }
+
+  has(term: string): boolean {
+    return this.termIds.has(term);
+  }
+
   add(docs: readonly IndexedDoc[]): void {
+    this.version++;
     for (const doc of docs) {
-      this.ensureCapacity(doc.id + 1);
-      FIELD_NAMES.forEach((field, f) => {
-        const terms = doc.fields[field];
-        this.lengths[doc.id * FIELDS + f] = terms.length;
+      const id = doc.id;
+      this.ensureCapacity(id + 1);
+      if (id < this.idEnd) this.reusedIdVersion = this.version;
+      else this.idEnd = id + 1;
+      for (let f = 0; f < FIELDS; f++) {
+        const terms = doc.fields[FIELD_NAMES[f]!];
+        const base = FIELD_BASE[f]!;
+        this.lengths[id * FIELDS + f] = terms.length;
         this.totalLengths[f]! += terms.length;
         for (const term of terms) {
-          this.lists.delete(term);
-          let byDoc = this.postings.get(term);
-          if (!byDoc) {
-            byDoc = new Map();
-            this.postings.set(term, byDoc);
+          let termId = this.termIds.get(term);
+          let postings = termId === undefined ? undefined : this.byTerm[termId];
+          if (termId === undefined || postings === undefined) {
+            termId = this.byTerm.length;
+            postings = { ids: new Int32Array(4), packed: new Float64Array(4), length: 0 };
+            this.termIds.set(term, termId);
+            this.byTerm.push(postings);
             this.noteTerm(term, true);
           }
-          const packed = byDoc.get(doc.id) ?? 0;
-          if (fieldCount(packed, f) < 255) byDoc.set(doc.id, packed + FIELD_BASE[f]!);
+          const at = postings.length - 1;
+          if (at >= 0 && postings.ids[at] === id) {
+            // The doc's latest posting: its own, since a doc's terms are added together.
+            if (fieldCount(postings.packed[at]!, f) < 255) postings.packed[at]! += base;
+            continue;
+          }
+          this.lists.delete(term);
+          this.stamp(termId);
+          if (at < 0 || postings.ids[at]! < id) append(postings, id, base);
+          else insertSorted(postings, id, base, f); // an id below the last one: a re-added id
         }
-      });
+      }
       this.count++;
     }
-    this.version++;
   }
 
   remove(docs: readonly IndexedDoc[]): void {
+    this.version++;
     for (const doc of docs) {
-      FIELD_NAMES.forEach((field, f) => {
+      for (let f = 0; f < FIELDS; f++) {
         this.totalLengths[f]! -= this.lengths[doc.id * FIELDS + f]!;
         this.lengths[doc.id * FIELDS + f] = 0;
-        for (const term of doc.fields[field]) {
+        for (const term of doc.fields[FIELD_NAMES[f]!]) {
+          const termId = this.termIds.get(term);
+          const postings = termId === undefined ? undefined : this.byTerm[termId];
+          if (termId === undefined || !postings) continue;
+          const at = search(postings, doc.id);
+          if (at < 0) continue; // already removed with an earlier field of this doc
           this.lists.delete(term);
-          const byDoc = this.postings.get(term);
-          if (!byDoc) continue;
-          byDoc.delete(doc.id);
-          if (byDoc.size === 0) {
-            this.postings.delete(term);
+          this.stamp(termId);
+          postings.ids.copyWithin(at, at + 1, postings.length);
+          postings.packed.copyWithin(at, at + 1, postings.length);
+          postings.length--;
+          if (postings.length === 0) {
+            this.byTerm[termId] = undefined;
+            this.termIds.delete(term);
             this.noteTerm(term, false);
           }
         }
-      });
+      }
       this.count--;
     }
-    this.version++;
+  }
+
+  private stamp(termId: number): void {
+    if (termId >= this.dfStamps.length) {
+      const grown = new Int32Array(Math.max(termId + 1, this.dfStamps.length * 2));
+      grown.set(this.dfStamps);
+      this.dfStamps = grown;
+    }
+    this.dfStamps[termId] = this.version;
+  }
+
+  /**
+   * Term ids whose document frequency changed after corpus version `since` (added,
+   * removed or vanished terms), for derived structures that update incrementally.
+   */
+  termsChangedSince(since: number, visit: (termId: number, postings: PostingList | undefined) => void): void {
+    const stamps = this.dfStamps;
+    const terms = this.byTerm.length;
+    for (let termId = 0; termId < terms; termId++) {
+      if (stamps[termId]! > since) {
+        const postings = this.byTerm[termId];
+        visit(
+          termId,
+          postings && {
+            ids: postings.ids.subarray(0, postings.length),
+            packed: postings.packed.subarray(0, postings.length),
+          },
+        );
+      }
+    }
+  }
+
+  /** One past the largest term id ever given out. */
+  get termIdCapacity(): number {
+    return this.byTerm.length;
   }
 
   private noteTerm(term: string, created: boolean): void {
@@ -131,13 +230,13 @@ export class Corpus {
     if (!journal) return;
     const [into, from] = created ? [journal.added, journal.removed] : [journal.removed, journal.added];
     if (!from.delete(term)) into.add(term); // appearing then vanishing again is no change
-    if (journal.added.size + journal.removed.size > Math.max(1000, this.postings.size / 4))
+    if (journal.added.size + journal.removed.size > Math.max(1000, this.termIds.size / 4))
       this.journal = undefined;
   }
 
   /**
    * Term changes since the previous call (for the one Vocabulary of an engine), or
-   * undefined when the caller must rebuild from `postings`. Starts a new journal.
+   * undefined when the caller must rebuild from `terms()`. Starts a new journal.
    */
   takeJournal(): TermJournal | undefined {
     const journal = this.journal;
@@ -153,7 +252,7 @@ export class Corpus {
     this.lengths = grown;
   }
 
-  /** The term's postings as typed arrays (undefined for an unknown term); do not modify. */
+  /** The term's postings as typed arrays, ids ascending (undefined for an unknown term); do not modify. */
   postingList(term: string): PostingList | undefined {
     return this.cachedList(term);
   }
@@ -161,23 +260,23 @@ export class Corpus {
   private cachedList(term: string): CachedList | undefined {
     let list = this.lists.get(term);
     if (list) return list;
-    const byDoc = this.postings.get(term);
-    if (!byDoc) return undefined;
-    const ids = new Int32Array(byDoc.size);
-    const packed = new Float64Array(byDoc.size);
-    let i = 0;
-    byDoc.forEach((value, id) => {
-      ids[i] = id;
-      packed[i++] = value;
-    });
-    list = { ids, packed, tfs: undefined, tfsVersion: -1 };
+    const termId = this.termIds.get(term);
+    const postings = termId === undefined ? undefined : this.byTerm[termId];
+    if (!postings) return undefined;
+    list = {
+      ids: postings.length === 0 ? EMPTY_IDS : postings.ids.subarray(0, postings.length),
+      packed: postings.packed.subarray(0, postings.length),
+      tfs: undefined,
+      tfsVersion: -1,
+    };
     this.lists.set(term, list);
     return list;
   }
 
   /** Documents containing the term in any field. */
   df(term: string): number {
-    return this.postings.get(term)?.size ?? 0;
+    const termId = this.termIds.get(term);
+    return termId === undefined ? 0 : (this.byTerm[termId]?.length ?? 0);
   }
 
   /** BM25 idf, always positive. */
@@ -214,23 +313,6 @@ export class Corpus {
     return this.count === 0 ? 0 : this.totalLengths[f]! / this.count;
   }
 
-  /** Per-document, per-field BM25F length normalisation, recomputed once per corpus change. */
-  private fieldNorms(): Float64Array {
-    if (this.normsVersion === this.version) return this.norms;
-    const { b } = DEFAULTS.bm25;
-    const norms = new Float64Array(this.capacity * FIELDS);
-    FIELD_NAMES.forEach((field, f) => {
-      const average = this.averageLength(field) || 1;
-      const bf = b[field];
-      for (let id = 0; id < this.capacity; id++) {
-        norms[id * FIELDS + f] = 1 - bf + (bf * this.lengths[id * FIELDS + f]!) / average;
-      }
-    });
-    this.norms = norms;
-    this.normsVersion = this.version;
-    return norms;
-  }
-
   /**
    * BM25F: field-weighted, per-field length-normalised term frequency, saturated once
    * per term (so a term repeated across fields is not counted as independent evidence).
@@ -256,13 +338,19 @@ export class Corpus {
 
   /**
    * Field-weighted, length-normalised tf of each posting of a list. It depends on the
-   * field norms, so it is kept until the corpus next changes: a term queried again
-   * (the same word in many searches) skips decoding its postings.
+   * average field lengths, so it is kept until the corpus next changes: a term queried
+   * again (the same word in many searches) skips decoding its postings. The length norm
+   * is computed here, per posting of the queried terms only, rather than for every
+   * document after every change: that full pass made the first search after an add()
+   * cost as much as ten searches.
    */
   private fieldWeightedTfs(list: CachedList): Float64Array {
     if (list.tfs && list.tfsVersion === this.version) return list.tfs;
     const weights = FIELD_WEIGHTS;
-    const norms = this.fieldNorms();
+    const { b } = DEFAULTS.bm25;
+    const averages = FIELD_NAMES.map((field) => this.averageLength(field) || 1);
+    const bs = FIELD_NAMES.map((field) => b[field]);
+    const lengths = this.lengths;
     const { ids, packed } = list;
     const tfs = list.tfs ?? new Float64Array(ids.length); // ids never change; reuse
     for (let i = 0; i < ids.length; i++) {
@@ -272,7 +360,11 @@ export class Corpus {
       for (let f = 0; rest > 0; f++) {
         const count = rest % 256;
         rest = (rest - count) / 256;
-        if (count !== 0) weighted += (weights[f]! * count) / norms[id * FIELDS + f]!;
+        if (count !== 0) {
+          const bf = bs[f]!;
+          const norm = 1 - bf + (bf * lengths[id * FIELDS + f]!) / averages[f]!;
+          weighted += (weights[f]! * count) / norm;
+        }
       }
       tfs[i] = weighted;
     }
@@ -280,6 +372,52 @@ export class Corpus {
     list.tfsVersion = this.version;
     return tfs;
   }
+}
+
+function append(postings: Postings, id: number, packed: number): void {
+  if (postings.length === postings.ids.length) grow(postings, postings.length * 2);
+  postings.ids[postings.length] = id;
+  postings.packed[postings.length] = packed;
+  postings.length++;
+}
+
+function grow(postings: Postings, size: number): void {
+  const ids = new Int32Array(size);
+  ids.set(postings.ids.subarray(0, postings.length));
+  const packed = new Float64Array(size);
+  packed.set(postings.packed.subarray(0, postings.length));
+  postings.ids = ids;
+  postings.packed = packed;
+}
+
+/** Index of `id` in the ascending ids, or -(insertion point) - 1. */
+function search(postings: Postings, id: number): number {
+  let lo = 0;
+  let hi = postings.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = postings.ids[mid]!;
+    if (at === id) return mid;
+    if (at < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -lo - 1;
+}
+
+/** Add one count of field `f` for `id`, keeping ids ascending (the slow path: ids re-added out of order). */
+function insertSorted(postings: Postings, id: number, base: number, f: number): void {
+  const at = search(postings, id);
+  if (at >= 0) {
+    if (fieldCount(postings.packed[at]!, f) < 255) postings.packed[at]! += base;
+    return;
+  }
+  const into = -at - 1;
+  if (postings.length === postings.ids.length) grow(postings, postings.length * 2);
+  postings.ids.copyWithin(into + 1, into, postings.length);
+  postings.packed.copyWithin(into + 1, into, postings.length);
+  postings.ids[into] = id;
+  postings.packed[into] = base;
+  postings.length++;
 }
 
 const FIELD_WEIGHTS = FIELD_NAMES.map((field) => DEFAULTS.bm25.fieldWeights[field]);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Corpus, fieldCount, uniqueTerms } from '../src/corpus.js';
+import { Corpus, fieldCount, uniqueTerms, weightedTf } from '../src/corpus.js';
 import { DEFAULTS, FIELD_NAMES } from '../src/defaults.js';
 import { analyzeTool } from '../src/index.js';
+import { IncrementalNorms } from '../src/retrievers/tfidf.js';
 import { Scores, topHits } from '../src/retrievers/top-k.js';
 import { Vocabulary } from '../src/retrievers/vocabulary.js';
 
@@ -15,7 +16,7 @@ describe('Corpus', () => {
   it('packs per-field counts into one number per posting', () => {
     const corpus = new Corpus();
     corpus.add(docs);
-    const packed = corpus.postings.get('weather')!.get(0)!;
+    const packed = corpus.postingList('weather')!.packed[0]!;
     expect(fieldCount(packed, FIELD_NAMES.indexOf('name'))).toBe(1);
     expect(fieldCount(packed, FIELD_NAMES.indexOf('description'))).toBe(1);
     expect(fieldCount(packed, FIELD_NAMES.indexOf('schema'))).toBe(0);
@@ -55,7 +56,8 @@ describe('Corpus', () => {
     const version = corpus.version;
     corpus.remove([docs[2]!]);
     expect(corpus.version).toBeGreaterThan(version);
-    expect(corpus.postings.has('stock')).toBe(false);
+    expect(corpus.has('stock')).toBe(false);
+    expect(corpus.df('stock')).toBe(0);
     expect(corpus.size).toBe(2);
     const fresh = new Corpus();
     fresh.add(docs.slice(0, 2));
@@ -68,22 +70,38 @@ describe('Corpus', () => {
   it('keeps posting lists in step with adds and removes, including re-adding an id', () => {
     const corpus = new Corpus();
     corpus.add(docs);
+    // The postings a direct count over the live documents gives: ids ascending, packed counts.
+    const live = new Map<number, (typeof docs)[number]>(docs.map((doc) => [doc.id, doc]));
     const sameAsMap = () => {
-      for (const [term, byDoc] of corpus.postings) {
+      const expected = new Map<string, Map<number, number>>();
+      for (const doc of [...live.values()].sort((x, y) => x.id - y.id)) {
+        FIELD_NAMES.forEach((field, f) => {
+          for (const term of doc.fields[field]) {
+            const byDoc = expected.get(term) ?? new Map<number, number>();
+            byDoc.set(doc.id, (byDoc.get(doc.id) ?? 0) + 256 ** f);
+            expected.set(term, byDoc);
+          }
+        });
+      }
+      expect([...corpus.terms()].sort()).toEqual([...expected.keys()].sort());
+      for (const [term, byDoc] of expected) {
         const list = corpus.postingList(term)!;
         expect([...list.ids]).toEqual([...byDoc.keys()]);
         expect([...list.packed]).toEqual([...byDoc.values()]);
+        expect(corpus.df(term)).toBe(byDoc.size);
       }
     };
     expect([...corpus.postingList('citi')!.ids]).toEqual([0, 1]);
     expect(corpus.postingList('zzz')).toBeUndefined();
     sameAsMap();
     corpus.remove([docs[1]!]);
+    live.delete(1);
     expect([...corpus.postingList('citi')!.ids]).toEqual([0]);
     expect(corpus.postingList('popul')).toBeUndefined();
     sameAsMap();
     const changed = analyzeTool({ name: 'city_stats', description: 'City population, city area.' }, 1);
     corpus.add([changed]); // the same id again, with different text
+    live.set(1, changed);
     expect([...corpus.postingList('citi')!.ids]).toEqual([0, 1]);
     const packed = corpus.postingList('citi')!.packed[1]!;
     expect(fieldCount(packed, FIELD_NAMES.indexOf('description'))).toBe(2);
@@ -100,10 +118,11 @@ describe('Corpus', () => {
     ) => {
       const scores = new Map<number, number>();
       for (const { term, weight } of terms) {
-        const byDoc = corpus.postings.get(term);
-        if (!byDoc) continue;
+        const list = corpus.postingList(term);
+        if (!list) continue;
         const idf = weight * corpus.idf(term) * (k1 + 1);
-        for (const [id, packed] of byDoc) {
+        for (const [i, id] of list.ids.entries()) {
+          const packed = list.packed[i]!;
           if (!accept(id)) continue;
           let weighted = 0;
           FIELD_NAMES.forEach((field, f) => {
@@ -143,6 +162,56 @@ describe('Corpus', () => {
     expect(corpus.bm25f(query, odd).top(10)).toEqual(reference(corpus, query, odd));
     corpus.remove([docs[0]!]);
     expect(corpus.bm25f(query).top(10)).toEqual(reference(corpus, query));
+  });
+
+  it('keeps TF-IDF norms equal to a direct computation through adds, removes and a reused id', () => {
+    // |d| = sqrt(sum over the doc's terms of (log(1 + tf) * (ln((N + 1) / (df + 1)) + 1))^2)
+    const direct = (corpus: Corpus, doc: (typeof docs)[number]) => {
+      const tfs = new Map<string, number>();
+      FIELD_NAMES.forEach((field, f) => {
+        for (const term of doc.fields[field]) tfs.set(term, (tfs.get(term) ?? 0) + 256 ** f);
+      });
+      let sum = 0;
+      for (const [term, packed] of tfs) {
+        const idf = Math.log((corpus.size + 1) / (corpus.df(term) + 1)) + 1;
+        sum += (Math.log1p(weightedTf(packed)) * idf) ** 2;
+      }
+      return Math.sqrt(sum);
+    };
+    const corpus = new Corpus();
+    const norms = new IncrementalNorms(corpus);
+    const live = new Map(docs.map((doc) => [doc.id, doc]));
+    const check = () => {
+      const values = norms.refresh();
+      for (const doc of live.values()) expect(values[doc.id]).toBeCloseTo(direct(corpus, doc), 6);
+    };
+    corpus.add(docs);
+    check();
+    const more = [
+      analyzeTool({ name: 'city_weather', description: 'Weather and city weather alerts.' }, 3),
+      analyzeTool({ name: 'stock_alerts', description: 'Stock alerts for a city.' }, 4),
+    ];
+    corpus.add(more.slice(0, 1)); // df of "weather", "citi" moves: docs 0 and 1 change too
+    live.set(3, more[0]!);
+    check();
+    corpus.add(more.slice(1));
+    live.set(4, more[1]!);
+    check();
+    corpus.remove([docs[1]!]);
+    live.delete(1);
+    check();
+    const again = analyzeTool({ name: 'city_facts', description: 'Weather facts.' }, 1);
+    corpus.add([again]); // a removed id comes back
+    live.set(1, again);
+    check();
+    // Two identical tools keep identical norms, whenever each was added.
+    const twin = (id: number) =>
+      analyzeTool({ name: `twin${id}`, description: 'Weather alerts for a city.' }, id);
+    corpus.add([twin(5)]);
+    corpus.add(more.map((doc, i) => ({ ...doc, id: 6 + i })));
+    corpus.add([{ ...twin(8), name: 'twin5', fields: twin(5).fields }]);
+    const values = norms.refresh();
+    expect(values[8]).toBe(values[5]);
   });
 
   it('measures how much of a query it knows', () => {

@@ -37,34 +37,24 @@ function idf(corpus: Corpus, term: string): number {
  * `tfidf`: cosine similarity between sublinear TF-IDF vectors (field-weighted term
  * frequencies, the BM25F field weights). Unlike BM25 it never saturates and normalises
  * by the whole vector, so it favours tools whose text is *about* the query terms rather
- * than merely mentioning them. Document norms depend on every idf, so they are
- * recomputed lazily, once per corpus change, not on every add.
+ * than merely mentioning them.
+ *
+ * Document norms depend on every idf, and every idf moves when a tool is added, yet they
+ * are kept incrementally: with idf = A - c(t), A = ln(N + 1) + 1 and c(t) = ln(df + 1),
+ * |d|^2 = A^2 S0 - 2 A S1 + S2 where S0 = sum w^2, S1 = sum w^2 c(t), S2 = sum w^2 c(t)^2
+ * over the document's terms (w = log(1 + tf)). N moves only A; a changed df moves c(t)
+ * for the documents of that term alone. So a change costs the postings of the terms it
+ * touched, not a pass over the whole index.
  */
 export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
-  let normsVersion = -1;
-  let norms = new Float64Array(0);
-  const refreshNorms = () => {
-    if (normsVersion === corpus.version) return;
-    const squares = new Float64Array(corpus.idCapacity);
-    // Straight from the Map (forEach: no entry arrays): building all ~13k posting lists here
-    // made the first refresh slower (typed-array allocations) and later ones no faster.
-    corpus.postings.forEach((byDoc, term) => {
-      const weight = idf(corpus, term);
-      byDoc.forEach((packed, id) => {
-        const w = logTf(packed) * weight;
-        squares[id]! += w * w;
-      });
-    });
-    norms = squares.map(Math.sqrt);
-    normsVersion = corpus.version;
-  };
+  const norms = new IncrementalNorms(corpus);
   return {
     name: 'tfidf',
     add() {},
     remove() {},
     weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query),
     retrieve(query: AnalyzedQuery, limit, accept) {
-      refreshNorms();
+      const docNorms = norms.refresh();
       const counts = new Map<string, number>();
       for (const term of query.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
       const scores = new Scores(corpus.idCapacity);
@@ -78,10 +68,95 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
         for (let i = 0; i < ids.length; i++) {
           const id = ids[i]!;
           if (accept && !accept(id)) continue;
-          scores.add(id, (q * tfs[i]!) / (norms[id] || 1));
+          scores.add(id, (q * tfs[i]!) / (docNorms[id] || 1));
         }
       }
       return scores.top(limit);
     },
   };
+}
+
+/** The TF-IDF document norms of a corpus, kept up to date by the terms each change touched. */
+export class IncrementalNorms {
+  private s0 = new Float64Array(0);
+  private s1 = new Float64Array(0);
+  private s2 = new Float64Array(0);
+  /** Per term id: the c(t) its documents' sums hold, and the largest doc id they cover. */
+  private appliedC = new Float64Array(0);
+  private appliedMaxId = new Int32Array(0);
+  private seenVersion = -1;
+  private norms = new Float64Array(0);
+
+  constructor(private readonly corpus: Corpus) {}
+
+  refresh(): Float64Array {
+    const { corpus } = this;
+    if (this.seenVersion === corpus.version) return this.norms;
+    if (corpus.reusedIdVersion > this.seenVersion) this.reset(); // an id came back: start over
+    this.fit(corpus.idCapacity, corpus.termIdCapacity);
+    const { s0, s1, s2, appliedC, appliedMaxId } = this;
+    corpus.termsChangedSince(this.seenVersion, (termId, list) => {
+      if (!list) return; // vanished: its documents are gone too
+      const c = Math.log(list.ids.length + 1);
+      const old = appliedC[termId]!;
+      const covered = appliedMaxId[termId]!;
+      const { ids, packed } = list;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        const w = logTf(packed[i]!);
+        const w2 = w * w;
+        if (id <= covered) {
+          s1[id]! += w2 * (c - old);
+          s2[id]! += w2 * (c * c - old * old);
+        } else {
+          s0[id]! += w2;
+          s1[id]! += w2 * c;
+          s2[id]! += w2 * c * c;
+        }
+      }
+      appliedC[termId] = c;
+      appliedMaxId[termId] = ids.length > 0 ? ids[ids.length - 1]! : -1;
+    });
+    const a = Math.log(corpus.size + 1) + 1;
+    const norms = this.norms.length === s0.length ? this.norms : new Float64Array(s0.length);
+    for (let id = 0; id < norms.length; id++) {
+      // Rounded to float32: sums patched in a different order differ in their last bits, and
+      // two identical tools must keep identical norms (ties break by insertion order).
+      norms[id] = Math.fround(Math.sqrt(Math.max(0, a * a * s0[id]! - 2 * a * s1[id]! + s2[id]!)));
+    }
+    this.norms = norms;
+    this.seenVersion = corpus.version;
+    return norms;
+  }
+
+  private reset(): void {
+    this.s0 = new Float64Array(0);
+    this.s1 = new Float64Array(0);
+    this.s2 = new Float64Array(0);
+    this.appliedC = new Float64Array(0);
+    this.appliedMaxId = new Int32Array(0);
+    this.seenVersion = -1;
+  }
+
+  private fit(ids: number, terms: number): void {
+    if (this.s0.length < ids) {
+      const grow = (from: Float64Array) => {
+        const to = new Float64Array(ids);
+        to.set(from);
+        return to;
+      };
+      this.s0 = grow(this.s0);
+      this.s1 = grow(this.s1);
+      this.s2 = grow(this.s2);
+    }
+    if (this.appliedC.length < terms) {
+      const size = Math.max(terms, this.appliedC.length * 2);
+      const c = new Float64Array(size);
+      c.set(this.appliedC);
+      const maxId = new Int32Array(size).fill(-1);
+      maxId.set(this.appliedMaxId);
+      this.appliedC = c;
+      this.appliedMaxId = maxId;
+    }
+  }
 }

@@ -51,7 +51,7 @@ export class Vocabulary {
   }
 
   private rebuild(): void {
-    this.sorted = [...this.corpus.postings.keys()].sort();
+    this.sorted = [...this.corpus.terms()].sort();
     this.byLength = new Map();
     this.bucket(this.sorted);
   }
