@@ -5,9 +5,13 @@
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx --conditions=toolsearch-source benchmarks/src/profile.ts build10k
  *
  * Phases: build10k | lexical | hybrid | after-add | build100k | save-load. Prints timings and
- * process.memoryUsage() after each step; needs ../shared/datasets.
+ * process.memoryUsage() after each step; needs ../shared/datasets. With `--cpu-prof-out FILE`
+ * only the measured part (searches, or the build) is profiled, through node:inspector:
+ *
+ *   pnpm -s tsx --conditions=toolsearch-source benchmarks/src/profile.ts lexical --cpu-prof-out /tmp/lexical.cpuprofile
  */
-import { readFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readTools, ToolSearch } from '@toolsearch/core-search';
@@ -19,6 +23,23 @@ const DATASETS = join(REPO, '../shared/datasets');
 const phase = process.argv[2] ?? 'build10k';
 const sizeArg = process.argv.indexOf('--size');
 const size = sizeArg > 0 ? Number(process.argv[sizeArg + 1]) : 100_000;
+
+const profileArg = process.argv.indexOf('--cpu-prof-out');
+const profileOut = profileArg > 0 ? process.argv[profileArg + 1] : undefined;
+const session = profileOut ? new Session() : undefined;
+/** Start the CPU profiler (when asked for) right before the part worth profiling. */
+async function profileStart(): Promise<void> {
+  if (!session) return;
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+}
+async function profileStop(): Promise<void> {
+  if (!session || !profileOut) return;
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(profileOut, JSON.stringify(profile));
+  console.log(`wrote ${profileOut}`);
+}
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 function memory(label: string) {
@@ -51,6 +72,7 @@ const smithery = () => readTools(join(DATASETS, 'smithery_toolgym_tools.json'));
 memory('start');
 if (phase === 'build10k') {
   const tools = smithery();
+  await profileStart();
   for (let i = 0; i < Number(process.env.RUNS ?? 3); i++) {
     const engine = await time('build 10k lexical', async () => {
       const e = new ToolSearch({ tools, embedding: false });
@@ -61,35 +83,49 @@ if (phase === 'build10k') {
     memory('  built');
     void engine;
   }
+  await profileStop();
 } else if (phase === 'lexical' || phase === 'hybrid') {
   const engine = new ToolSearch({ tools: smithery(), ...(phase === 'lexical' ? { embedding: false } : {}) });
   await time('ready', () => engine.ready());
   await searchAll(engine, 1);
+  await profileStart();
   await time('search x20', () => searchAll(engine, 20));
+  await profileStop();
 } else if (phase === 'after-add') {
+  // Medians over 60 adds of CPU time (process.cpuUsage), steadier than wall time on a busy machine.
   const tools = smithery();
-  const engine = new ToolSearch({ tools: tools.slice(0, -20), embedding: false });
+  const adds = 60;
+  const engine = new ToolSearch({ tools: tools.slice(0, -adds), embedding: false });
   await searchAll(engine, 3);
-  for (let i = 0; i < 20; i++) {
-    engine.add([tools[tools.length - 20 + i]!]);
-    const start = performance.now();
-    await engine.search(SCALE_QUERIES[i]!, { limit: 10 });
-    const first = performance.now() - start;
-    const again = performance.now();
-    await engine.search(SCALE_QUERIES[i]!, { limit: 10 });
-    console.log(
-      `after add: first ${first.toFixed(2)} ms, again ${(performance.now() - again).toFixed(2)} ms`,
-    );
+  const cpu = async (run: () => Promise<unknown>) => {
+    const start = process.cpuUsage();
+    await run();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
+  const first: number[] = [];
+  const again: number[] = [];
+  await profileStart();
+  for (let i = 0; i < adds; i++) {
+    engine.add([tools[tools.length - adds + i]!]);
+    const query = SCALE_QUERIES[i % SCALE_QUERIES.length]!;
+    first.push(await cpu(() => engine.search(query, { limit: 10 })));
+    again.push(await cpu(() => engine.search(query, { limit: 10 })));
   }
+  await profileStop();
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!.toFixed(2);
+  console.log(`after add (CPU ms, median of ${adds}): first ${med(first)}, again ${med(again)}`);
 } else if (phase === 'build100k') {
   const tools = mirrorCorpus(sharedTools(DATASETS), size);
   console.log(`${tools.length} tools`);
   memory('corpus loaded');
+  await profileStart();
   const engine = await time('build lexical', async () => {
     const e = new ToolSearch({ tools, embedding: false });
     await e.ready();
     return e;
   });
+  await profileStop();
   memory('built');
   await time('first search', () => engine.search('take a screenshot of the page'));
   await searchAll(engine, 3);
@@ -103,7 +139,6 @@ if (phase === 'build10k') {
   const loaded = await time('load', () => ToolSearch.load(parsed, { embedding: false }));
   await time('first search', () => loaded.search('take a screenshot of the page'));
   memory('loaded');
-  void readFileSync;
 } else {
   throw new Error(`profile: unknown phase ${phase}`);
 }

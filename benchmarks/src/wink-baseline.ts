@@ -30,7 +30,8 @@ function prepare(text: string): string[] {
     .tokens()
     .filter((t: ItemToken) => t.out(its.type) === 'word' && !t.out(its.stopWordFlag))
     .each((t: ItemToken) => {
-      tokens.push(t.out(its.stem));
+      // wink-nlp types its.stem with an addons parameter its ItsFunction type lacks
+      tokens.push((t.out as (f: unknown) => string)(its.stem));
     });
   return tokens;
 }

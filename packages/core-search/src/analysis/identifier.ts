@@ -14,8 +14,26 @@ const SEPARATORS = /[\s_\-./:@\\|]+/u;
 const CAMEL_LOWER_UPPER = /(\p{Ll}|\p{N})(\p{Lu})/gu;
 const CAMEL_ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
 
+/**
+ * Identifiers repeat (a server's name is split for each of its tools, and the Unicode
+ * regular expressions below were the largest single cost of indexing), so splits are
+ * memoised. Bounded, like the other analysis memos.
+ */
+const splitCache = new Map<string, readonly string[]>();
+const MAX_SPLIT_CACHE = 100_000;
+
 /** Split one identifier into lower-case words, in order. Empty parts are dropped. */
 export function splitIdentifier(identifier: string): string[] {
+  let words = splitCache.get(identifier);
+  if (words === undefined) {
+    words = split(identifier);
+    if (splitCache.size >= MAX_SPLIT_CACHE) splitCache.clear();
+    splitCache.set(identifier, words);
+  }
+  return words.slice(); // callers may extend their copy
+}
+
+function split(identifier: string): string[] {
   const words: string[] = [];
   for (const part of identifier.split(SEPARATORS)) {
     if (part === '') continue;
@@ -46,11 +64,15 @@ export function serverPrefix(name: string): string | undefined {
  * matching compares these keys.
  */
 export function compactKey(text: string): string {
+  // NFKC and the Unicode classes reduce to the ASCII ones on ASCII text, much faster.
+  if (PRINTABLE_ASCII.test(text)) return text.toLowerCase().replace(/[^a-z0-9]+/g, '');
   return text
     .normalize('NFKC')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, '');
 }
+
+const PRINTABLE_ASCII = /^[ -~]*$/;
 
 /** Spellings only code uses. */
 const IDENTIFIER_SYNTAX = [

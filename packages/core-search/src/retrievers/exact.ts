@@ -59,31 +59,50 @@ export function oneEditApart(a: string, b: string): boolean {
 export function createExactRetriever(): Retriever {
   const byKey = new Map<string, Set<number>>();
   const keysOf = new Map<number, string[]>();
-  /** Keys by length, for typo lookup; rebuilt lazily after changes. */
+  /**
+   * Keys by length, for typo lookup: built on the first typo lookup, then kept in step
+   * with add() and remove() (rebuilding it after every add made the first identifier
+   * search after a change walk every key of the registry).
+   */
   let byLength: Map<number, string[]> | undefined;
   return {
     name: 'exact',
     add(docs) {
-      byLength = undefined;
       for (const doc of docs) {
         const keys = nameKeys(doc);
         keysOf.set(doc.id, keys);
         for (const key of keys) {
-          const ids = byKey.get(key) ?? new Set<number>();
-          ids.add(doc.id);
-          byKey.set(key, ids);
+          const ids = byKey.get(key);
+          if (ids) {
+            ids.add(doc.id);
+            continue;
+          }
+          byKey.set(key, new Set([doc.id]));
+          if (!byLength) continue;
+          const list = byLength.get(key.length);
+          if (list) list.push(key);
+          else byLength.set(key.length, [key]);
         }
       }
     },
     remove(ids) {
-      byLength = undefined;
+      const vanished = new Set<string>();
       for (const id of ids) {
         for (const key of keysOf.get(id) ?? []) {
           const set = byKey.get(key);
           set?.delete(id);
-          if (set?.size === 0) byKey.delete(key);
+          if (set?.size === 0) {
+            byKey.delete(key);
+            vanished.add(key);
+          }
         }
         keysOf.delete(id);
+      }
+      if (!byLength) return;
+      for (const length of new Set([...vanished].map((key) => key.length))) {
+        const left = byLength.get(length)!.filter((key) => !vanished.has(key));
+        if (left.length > 0) byLength.set(length, left);
+        else byLength.delete(length);
       }
     },
     retrieve(query: AnalyzedQuery, limit, accept) {

@@ -18,6 +18,8 @@ export function charNgrams(words: readonly string[], n: number = DEFAULTS.ngram.
 export function createNgramRetriever(): Retriever {
   const postings = new Map<string, number[]>();
   const gramsOf = new Map<number, Set<string>>();
+  /** Distinct grams per doc id, read for every candidate of every search. */
+  let gramCounts = new Int32Array(64);
   let capacity = 0;
   return {
     name: 'ngram',
@@ -26,6 +28,12 @@ export function createNgramRetriever(): Retriever {
         const grams = charNgrams(doc.nameWords);
         gramsOf.set(doc.id, grams);
         capacity = Math.max(capacity, doc.id + 1);
+        if (capacity > gramCounts.length) {
+          const grown = new Int32Array(Math.max(capacity, gramCounts.length * 2));
+          grown.set(gramCounts);
+          gramCounts = grown;
+        }
+        gramCounts[doc.id] = grams.size;
         for (const gram of grams) {
           const ids = postings.get(gram);
           if (ids) ids.push(doc.id);
@@ -39,6 +47,7 @@ export function createNgramRetriever(): Retriever {
       for (const id of ids) {
         for (const gram of gramsOf.get(id) ?? []) touched.add(gram);
         gramsOf.delete(id);
+        gramCounts[id] = 0;
       }
       for (const gram of touched) {
         const left = postings.get(gram)?.filter((id) => !gone.has(id)) ?? [];
@@ -57,7 +66,7 @@ export function createNgramRetriever(): Retriever {
       const hits: RetrievalHit[] = [];
       shared.forEach((id, count) => {
         if (accept && !accept(id)) return;
-        const score = count / Math.sqrt(grams.size * gramsOf.get(id)!.size);
+        const score = count / Math.sqrt(grams.size * gramCounts[id]!);
         if (score >= DEFAULTS.ngram.minSimilarity) hits.push({ id, score });
       });
       return topHits(hits, limit);
