@@ -6,7 +6,7 @@
  * the only thing written to stdout in stdio mode; everything else goes to stderr.
  */
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { positiveInt, resolveSettings } from './cli-settings.js';
 import { AdapterError } from './errors.js';
 import { readGatewayConfig } from './gateway/config.js';
@@ -107,10 +107,12 @@ async function main(argv: string[]): Promise<void> {
     log(`toolsearch-mcp: serving ${gateway.catalog.size} tools on ${http.url}`);
     closeTransport = () => http.close();
   } else {
-    const server = gateway.createServer();
-    const transport = new StdioServerTransport();
-    await server.connect(transport);
-    closeTransport = () => server.close();
+    // serveStdio picks the era from the client's first message (initialize or server/discover)
+    // and pins one server from the factory to the connection.
+    const stdio = serveStdio(() => gateway.createServer(), {
+      onerror: (error) => log(`toolsearch-mcp: stdio: ${error.message}`),
+    });
+    closeTransport = () => stdio.close();
     process.stdin.once('end', () => void shutdown());
   }
 

@@ -11,9 +11,8 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest, type Transport } from '@modelcontextprotocol/server';
 import { AdapterError } from './errors.js';
 
 /** What an MCP server needs to be hosted: SDK `Server` and `McpServer` both fit. */
@@ -63,7 +62,7 @@ export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface HostedSession {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   server: ConnectableServer;
   /** Requests (other than GET streams) still being answered. */
   busy: number;
@@ -203,7 +202,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       settle();
       throw error;
     }
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, session);

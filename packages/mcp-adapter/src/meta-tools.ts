@@ -3,13 +3,7 @@
  * mode. Schemas are kept small on purpose: all four together cost < 600
  * tokens, which is the whole point of the adapter.
  */
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type {
-  CallToolResult,
-  ServerNotification,
-  ServerRequest,
-  Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog } from './catalog.js';
 import { AdapterError } from './errors.js';
 import { errorResult, renderLoad, renderOverview, renderSearch, renderUnload, textResult } from './render.js';
@@ -91,8 +85,12 @@ export interface ToolsetStatus {
   error?: string;
 }
 
-/** The context of the MCP request being served (abort signal, progress, session). */
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/**
+ * The context of the MCP request being served, as the SDK serving it hands it
+ * over (SDK v1's RequestHandlerExtra, SDK v2's ServerContext). Opaque here:
+ * library/sdk-internals.ts reads it (abort signal, protocol revision).
+ */
+export type RequestExtra = object;
 
 /** What the meta-tools need from the mode they run in. */
 export interface MetaBackend {

@@ -161,8 +161,9 @@ describe('HTTP session idle timeout', () => {
     await a.client.listTools();
     await b.client.listTools();
     await expect.poll(() => http.idleTimerCount()).toBe(2);
-    // Armed idle timers do not show up as handles that keep the process alive.
-    expect(refedTimers()).toBe(before);
+    // Armed idle timers do not show up as handles that keep the process alive (the SDK's
+    // own short-lived timers may have ended meanwhile, so the count can only have dropped).
+    expect(refedTimers()).toBeLessThanOrEqual(before);
 
     await http.close();
     expect(http.sessionCount()).toBe(0);

@@ -4,14 +4,10 @@
  * client session. A session lists the meta-tools plus the tools it loaded,
  * with their upstream schemas unchanged, and routes calls to the upstream.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type ListToolsResult, Server } from '@modelcontextprotocol/server';
 import { Catalog, type EngineOptions } from '../catalog.js';
+import { signalOf } from '../library/sdk-internals.js';
 import {
   findTool,
   INSTRUCTIONS,
@@ -103,21 +99,22 @@ export class Gateway {
     const backend: MetaBackend = {
       catalog: this.catalog,
       callTool: (name, args, extra) =>
-        this.upstreams.call(name, args, { timeoutMs: this.config.callTimeoutMs, signal: extra.signal }),
+        this.upstreams.call(name, args, { timeoutMs: this.config.callTimeoutMs, signal: signalOf(extra) }),
       status: () => this.status(),
       revive: (names) => this.upstreams.revive(names),
     };
     const ctx: MetaContext = { backend, session: state, bindingsChanged: notify };
 
-    server.setRequestHandler(ListToolsRequestSchema, () => {
+    server.setRequestHandler('tools/list', () => {
       state.toolsListed();
       const bound = state
         .bound()
         .map((name) => this.catalog.get(name)?.definition)
         .filter((t): t is Tool => t !== undefined);
-      return { tools: [...META_TOOLS, ...bound] };
+      // Upstream definitions are SDK v1 `Tool`s: the same JSON on the wire, typed more loosely.
+      return { tools: [...META_TOOLS, ...bound] } as ListToolsResult;
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
       const { name, arguments: args } = request.params;
       if (isMetaTool(name)) return runMetaTool(ctx, name, args, extra);
       try {

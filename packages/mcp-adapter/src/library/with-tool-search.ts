@@ -1,17 +1,11 @@
 /**
  * Library mode: put search_tools / load_toolset in front of a developer's own
- * McpServer. Every tool not always-loaded is hidden with
+ * McpServer (SDK v1's `@modelcontextprotocol/sdk` or SDK v2's
+ * `@modelcontextprotocol/server`). Every tool not always-loaded is hidden with
  * RegisteredTool.disable() and enabled again when the agent loads it; a
  * hidden tool called by name still runs, exactly as before.
  */
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Catalog, type EngineOptions } from '../catalog.js';
 import { AdapterError } from '../errors.js';
 import {
@@ -23,7 +17,15 @@ import {
   runMetaTool,
 } from '../meta-tools.js';
 import { SessionState } from '../session.js';
-import { appendInstructions, type RawHandler, registeredTools, toolHandlers } from './sdk-internals.js';
+import {
+  type AnyMcpServer,
+  appendInstructions,
+  type ManagedTool,
+  type RawHandler,
+  registeredTools,
+  replaceToolHandlers,
+  toolHandlers,
+} from './sdk-internals.js';
 
 export interface WithToolSearchOptions {
   /** Tools that stay in tools/list for the whole session. TOOLSEARCH_ALWAYS_LOADED (comma-separated) adds to it. */
@@ -56,7 +58,7 @@ export function alwaysLoadedFromEnv(env: NodeJS.ProcessEnv): string[] {
 }
 
 export async function withToolSearch(
-  server: McpServer,
+  server: AnyMcpServer,
   options: WithToolSearchOptions = {},
 ): Promise<ToolSearchHandle> {
   if (server.isConnected())
@@ -79,7 +81,7 @@ export async function withToolSearch(
       : {}),
   });
   /** Tools we hide and show; tools the developer disabled themselves are left alone. */
-  const managed = new Map<string, RegisteredTool>();
+  const managed = new Map<string, ManagedTool>();
 
   /** Makes `enabled` match the session: bound tools shown, the rest hidden. */
   const applyBindings = (): void => {
@@ -126,16 +128,21 @@ export async function withToolSearch(
     },
   };
 
-  server.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-    session.toolsListed();
-    const listed = (await original.list(request, extra)) as ListToolsResult;
-    return { ...listed, tools: [...META_TOOLS, ...listed.tools] };
-  });
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args } = request.params;
-    if (isMetaTool(name)) return runMetaTool(ctx, name, args, extra);
-    session.touch(name);
-    return callHidden(original.call, managed.get(name), request, extra);
+  replaceToolHandlers(server, {
+    list: async (request, extra) => {
+      session.toolsListed();
+      const listed = (await original.list(request, extra)) as ListToolsResult;
+      return { ...listed, tools: [...META_TOOLS, ...listed.tools] };
+    },
+    call: async (request, extra) => {
+      const { name, arguments: args } = request.params as {
+        name: string;
+        arguments?: Record<string, unknown>;
+      };
+      if (isMetaTool(name)) return runMetaTool(ctx, name, args, extra);
+      session.touch(name);
+      return callHidden(original.call, managed.get(name), request, extra);
+    },
   });
   appendInstructions(server, INSTRUCTIONS);
   return { catalog, session, refresh };
@@ -149,7 +156,7 @@ export async function withToolSearch(
  */
 async function callHidden(
   call: RawHandler,
-  tool: RegisteredTool | undefined,
+  tool: ManagedTool | undefined,
   request: { method: string; params?: unknown },
   extra: RequestExtra,
 ): Promise<CallToolResult> {
