@@ -94,7 +94,7 @@ async function main(argv: string[]): Promise<void> {
   if (values.http) {
     const token = values.token ?? process.env.TOOLSEARCH_TOKEN;
     const http = await serveHttp({
-      createServer: () => gateway.createServer(),
+      createServer: (context) => gateway.createServer(context),
       ...(values.host ? { host: values.host } : {}),
       port,
       ...(token ? { token } : {}),
@@ -109,7 +109,7 @@ async function main(argv: string[]): Promise<void> {
   } else {
     // serveStdio picks the era from the client's first message (initialize or server/discover)
     // and pins one server from the factory to the connection.
-    const stdio = serveStdio(() => gateway.createServer(), {
+    const stdio = serveStdio(({ era }) => gateway.createServer({ era }), {
       onerror: (error) => log(`toolsearch-mcp: stdio: ${error.message}`),
     });
     closeTransport = () => stdio.close();

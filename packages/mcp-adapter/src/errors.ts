@@ -11,7 +11,8 @@ export type AdapterErrorCode =
   | 'UPSTREAM_DOWN' // the upstream server failed to start or crashed
   | 'UPSTREAM_TIMEOUT' // the upstream did not answer within the call timeout
   | 'UPSTREAM_ERROR' // the upstream answered with a protocol error
-  | 'UNAUTHORIZED'; // HTTP transport: missing or wrong bearer token
+  | 'UNAUTHORIZED' // HTTP transport: missing or wrong bearer token
+  | 'INVALID_HANDLE'; // a conversation handle was forged, altered, expired or oversized (details.reason)
 
 export class AdapterError extends Error {
   override readonly name = 'AdapterError';

@@ -1,6 +1,9 @@
 /**
- * Streamable HTTP hosting: one MCP server (and so one isolated session state)
- * per `Mcp-Session-Id`. Binds 127.0.0.1 by default; checks Host and Origin
+ * Streamable HTTP hosting of both protocol eras on one endpoint. A 2026-07-28
+ * request (it carries the per-request `_meta` envelope) goes to the SDK's
+ * stateless handler, which builds a server for that request alone; nothing
+ * about it stays in this process. A 2025-era client gets, as before, one MCP
+ * server (and so one isolated session state) per `Mcp-Session-Id`. Binds 127.0.0.1 by default; checks Host and Origin
  * against the bound address so a web page cannot reach a local gateway by DNS
  * rebinding; a bearer token is optional on loopback and required elsewhere.
  *
@@ -11,9 +14,15 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { isInitializeRequest, type Transport } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { AdapterError } from './errors.js';
+import { isV2Serving } from './library/sdk-internals.js';
 
 /** What an MCP server needs to be hosted: SDK `Server` and `McpServer` both fit. */
 export interface ConnectableServer {
@@ -21,9 +30,17 @@ export interface ConnectableServer {
   close(): Promise<void>;
 }
 
+/** Which kind of client a server is built for: the SDK's serving entries say. */
+export interface ServeContext {
+  era?: 'legacy' | 'modern';
+}
+
 export interface HttpOptions {
-  /** Builds the server of a new session. */
-  createServer: () => ConnectableServer | Promise<ConnectableServer>;
+  /**
+   * Builds the server of a new 2025-era session, or of one 2026-07-28
+   * request (which needs an SDK v2 server: `@modelcontextprotocol/server`).
+   */
+  createServer: (context: ServeContext) => ConnectableServer | Promise<ConnectableServer>;
   /** Default 127.0.0.1. Anything not loopback requires `token`. */
   host?: string;
   /** Default 3000; 0 picks a free port. */
@@ -107,6 +124,25 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     ...(loopback ? LOOPBACK_NAMES : [host.includes(':') ? `[${host}]` : host]),
     ...(options.allowedHosts ?? []),
   ]);
+  // 2026-07-28 requests: the SDK's stateless entry, which refuses 2025-era traffic
+  // (that is routed to the sessions below before it gets there).
+  const modern = createMcpHandler(
+    async ({ era }) => {
+      const server = await options.createServer({ era });
+      if (!isV2Serving(server))
+        throw new AdapterError(
+          'INVALID_CONFIG',
+          'serveHttp: a 2026-07-28 request needs createServer to return an SDK v2 server (@modelcontextprotocol/server)',
+        );
+      return server;
+    },
+    {
+      legacy: 'reject',
+      maxRequestBodySize: MAX_BODY_BYTES,
+      onerror: (error) => log(`toolsearch-mcp: HTTP (2026-07-28): ${error.message}`),
+    },
+  );
+  const serveModern = toNodeHandler(modern);
   const sessions = new Map<string, HostedSession>();
   /** Initialize requests between the cap check and their session's registration. */
   let initializing = 0;
@@ -182,6 +218,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     }
     if (req.method !== 'POST') return reply(res, 400, 'No Mcp-Session-Id: send an initialize request first');
     const body = await readJson(req);
+    if (!(await isLegacyRequest(await toWebRequest(req, body), body))) return serveModern(req, res, body);
     if (!isInitializeRequest(body))
       return reply(res, 400, 'No Mcp-Session-Id: send an initialize request first');
     // Initializes still being handled count too, or a burst of them could overshoot the cap.
@@ -197,7 +234,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     };
     let server: ConnectableServer;
     try {
-      server = await options.createServer();
+      server = await options.createServer({ era: 'legacy' });
     } catch (error) {
       settle();
       throw error;
@@ -256,6 +293,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     idleTimerCount: () => idleTimers,
     close: async () => {
       closing = true;
+      await modern.close().catch(() => {});
       for (const session of [...sessions.values()]) {
         disarm(session);
         await session.transport.close().catch(() => {});

@@ -6,20 +6,32 @@ export { Catalog, toolsetOf } from './catalog.js';
 export type { AdapterErrorCode } from './errors.js';
 export { AdapterError } from './errors.js';
 export type { GatewayOptions } from './gateway/gateway.js';
-export { Gateway } from './gateway/gateway.js';
-export type { ConnectableServer, HttpHandle, HttpOptions } from './http.js';
+export { Gateway, TOOL_LIST_CACHE_HINT } from './gateway/gateway.js';
+export type { FollowedSearch, HandleCodecOptions, HandleState } from './handles.js';
+export { DEFAULT_HANDLE_TTL_SECONDS, HANDLE_KEY_ENV, HandleCodec, MIN_HANDLE_KEY_BYTES } from './handles.js';
+export type { ConnectableServer, HttpHandle, HttpOptions, ServeContext } from './http.js';
 export { DEFAULT_SESSION_IDLE_TIMEOUT_MS, isLoopback, serveHttp } from './http.js';
 export type { ToolSearchHandle, WithToolSearchOptions } from './library/with-tool-search.js';
 export { alwaysLoadedFromEnv, withToolSearch } from './library/with-tool-search.js';
-export type { MetaBackend, MetaContext, RequestExtra, ToolsetStatus } from './meta-tools.js';
+export type {
+  MetaBackend,
+  MetaContext,
+  MetaMode,
+  RequestExtra,
+  ToolsetStatus,
+  UseEvent,
+} from './meta-tools.js';
 export {
   CALL_TOOL,
+  HANDLE_META_KEY,
   INSTRUCTIONS,
   isMetaTool,
   LOAD_TOOLSET,
   META_TOOLS,
+  metaToolsFor,
   runMetaTool,
   SEARCH_TOOLS,
+  STATELESS_META_TOOLS,
   UNLOAD_TOOLSET,
 } from './meta-tools.js';
 export { ERROR_META_KEY } from './render.js';

@@ -6,7 +6,17 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog } from './catalog.js';
 import { AdapterError } from './errors.js';
-import { errorResult, renderLoad, renderOverview, renderSearch, renderUnload, textResult } from './render.js';
+import { type FollowedSearch, type HandleCodec, type HandleState, takeFollowed } from './handles.js';
+import {
+  errorResult,
+  renderLoad,
+  renderLoadStateless,
+  renderOverview,
+  renderSearch,
+  renderSearchStateless,
+  renderUnload,
+  textResult,
+} from './render.js';
 import type { SessionState } from './session.js';
 import { schemaProblems } from './validate.js';
 
@@ -18,21 +28,19 @@ export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
 
 const names = { type: 'array', items: { type: 'string' } } as const;
+const searchArgs = {
+  query: { type: 'string', description: 'What you want to do' },
+  limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_LIMIT, default: DEFAULT_SEARCH_LIMIT },
+  toolset: { type: 'string' },
+} as const;
+const searchAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
 export const META_TOOLS: readonly Tool[] = [
   {
     name: SEARCH_TOOLS,
     description: 'Find tools for a task. Without query: list toolsets.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'What you want to do' },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_LIMIT, default: DEFAULT_SEARCH_LIMIT },
-        toolset: { type: 'string' },
-      },
-      additionalProperties: false,
-    },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    inputSchema: { type: 'object', properties: searchArgs, additionalProperties: false },
+    annotations: searchAnnotations,
   },
   {
     name: LOAD_TOOLSET,
@@ -67,14 +75,80 @@ export const META_TOOLS: readonly Tool[] = [
   },
 ];
 
+const handleArg = {
+  type: 'string',
+  description: 'handle from your last search_tools or load_toolset answer',
+} as const;
+
+/**
+ * The meta-tools of a 2026-07-28 client. Its tool list is fixed (the revision
+ * forbids a tool set that changes as a side effect of calls), so there is
+ * nothing to unload: tools are called through call_tool, and what the
+ * conversation searched and loaded travels in a signed `handle`.
+ */
+export const STATELESS_META_TOOLS: readonly Tool[] = [
+  {
+    name: SEARCH_TOOLS,
+    description: 'Find tools for a task. Without query: list toolsets. schemas: include input schemas.',
+    inputSchema: {
+      type: 'object',
+      properties: { ...searchArgs, schemas: { type: 'boolean', default: false }, handle: handleArg },
+      additionalProperties: false,
+    },
+    annotations: searchAnnotations,
+  },
+  {
+    name: LOAD_TOOLSET,
+    description: 'Get the input schemas of tools (by name or whole toolsets) to call them with call_tool.',
+    inputSchema: {
+      type: 'object',
+      properties: { toolsets: names, tools: names, handle: handleArg },
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: CALL_TOOL,
+    description: 'Call any tool by name, with the handle of your last search_tools or load_toolset answer.',
+    inputSchema: {
+      type: 'object',
+      properties: { name: { type: 'string' }, arguments: { type: 'object' }, handle: handleArg },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  },
+];
+
+/** Sent to both eras (the server's instructions do not vary per request). */
 export const INSTRUCTIONS = [
   'Tools load on demand. 1) search_tools {query} finds tools (no query: toolsets).',
-  '2) load_toolset {tools} or {toolsets} adds them to your tool list. 3) Call them directly,',
-  'or with call_tool {name, arguments} if they do not appear. unload_toolset frees room.',
+  '2) load_toolset {tools} or {toolsets} adds them to your tool list, or gives their schemas.',
+  '3) Call them directly if listed, else with call_tool {name, arguments}; pass along the',
+  '"handle" an answer gives you. unload_toolset frees room.',
 ].join('\n');
+
+/**
+ * How a request is served: `legacy` (2025-era client with a session: tools
+ * are bound into its tool list) or `stateless` (2026-07-28 client: the tool
+ * list is fixed, state travels in handles).
+ */
+export type MetaMode = 'legacy' | 'stateless';
+
+export function metaToolsFor(mode: MetaMode): readonly Tool[] {
+  return mode === 'stateless' ? STATELESS_META_TOOLS : META_TOOLS;
+}
 
 export function isMetaTool(name: string): boolean {
   return META_TOOLS.some((t) => t.name === name);
+}
+
+/** A search followed by a load or a call of a tool it offered: what learning from use records. */
+export interface UseEvent {
+  /** The search's query (at most 200 characters). */
+  query: string;
+  tool: string;
+  via: 'load_toolset' | 'call';
 }
 
 /** An upstream's health as the overview reports it (gateway mode only). */
@@ -109,9 +183,17 @@ export interface MetaBackend {
 
 export interface MetaContext {
   readonly backend: MetaBackend;
+  /** Legacy mode's bindings; stateless mode reads only its always-loaded tools. */
   readonly session: SessionState;
   /** Makes the session's bound set visible to the client and sends tools/list_changed. */
   bindingsChanged(): void;
+  /** Default `legacy`. */
+  readonly mode?: MetaMode;
+  /** Signs and opens handles; stateless mode needs it. */
+  readonly handles?: HandleCodec;
+  /** Told when a search is followed by a load or call of a tool it offered (both modes). */
+  readonly onUse?: (event: UseEvent) => void;
+  readonly log?: (line: string) => void;
 }
 
 /** Runs one meta-tool. Never throws: every failure is an error result the agent can read. */
@@ -122,8 +204,8 @@ export async function runMetaTool(
   extra: RequestExtra,
 ): Promise<CallToolResult> {
   try {
-    const definition = META_TOOLS.find((t) => t.name === name);
-    if (!definition) throw new AdapterError('UNKNOWN_TOOL', `${name} is not a meta-tool`);
+    const definition = metaToolsFor(ctx.mode ?? 'legacy').find((t) => t.name === name);
+    if (!definition) throw new AdapterError('UNKNOWN_TOOL', `${name} is not a meta-tool here`);
     const input = args ?? {};
     const problems = schemaProblems(definition.inputSchema, input);
     if (problems.length > 0)
@@ -147,14 +229,59 @@ interface SearchInput {
   query?: string;
   limit?: number;
   toolset?: string;
+  schemas?: boolean;
+  handle?: string;
 }
 interface SelectionInput {
   toolsets?: string[];
   tools?: string[];
+  handle?: string;
 }
 interface CallInput {
   name: string;
   arguments?: Record<string, unknown>;
+  handle?: string;
+}
+
+function stateless(ctx: MetaContext): ctx is MetaContext & { handles: HandleCodec } {
+  if (ctx.mode !== 'stateless') return false;
+  if (!ctx.handles) throw new Error('toolsearch-mcp: stateless mode needs a HandleCodec');
+  return true;
+}
+
+/** The state a request's handle carries (empty without one); INVALID_HANDLE when it does not verify. */
+async function openHandle(handles: HandleCodec, handle: string | undefined): Promise<HandleState> {
+  return handle === undefined ? { loaded: [] } : handles.open(handle);
+}
+
+/** A stateless answer: the text, and the handle again in `_meta` for programs. */
+function withHandle(text: string, handle: string): CallToolResult {
+  return { ...textResult(text), _meta: { [HANDLE_META_KEY]: handle } };
+}
+
+/** `_meta` key of the handle in a stateless answer. */
+export const HANDLE_META_KEY = 'io.toolsearch/handle';
+
+/** Reports the tools of `used` that `search` offered, each once; a failing listener is logged, never fatal. */
+function reportUse(
+  ctx: MetaContext,
+  search: FollowedSearch | undefined,
+  used: readonly string[],
+  via: UseEvent['via'],
+): void {
+  if (!search || !ctx.onUse) return;
+  for (const tool of takeFollowed(search, used)) {
+    try {
+      ctx.onUse({ query: search.query, tool, via });
+    } catch (err) {
+      ctx.log?.(`toolsearch-mcp: onUse failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
+
+/** A tool called by name outside call_tool (legacy sessions: a bound tool): it may follow the session's search. */
+export function noteDirectCall(ctx: MetaContext, name: string): void {
+  if ((ctx.mode ?? 'legacy') === 'legacy') reportUse(ctx, ctx.session.lastSearch, [name], 'call');
 }
 
 async function searchTools(ctx: MetaContext, input: SearchInput): Promise<CallToolResult> {
@@ -168,12 +295,19 @@ async function searchTools(ctx: MetaContext, input: SearchInput): Promise<CallTo
   const query = input.query?.trim() ?? '';
   if (query === '')
     return textResult(renderOverview(catalog, ctx.session, ctx.backend.status?.() ?? [], input.toolset));
+  const prior = stateless(ctx) ? await openHandle(ctx.handles, input.handle) : undefined;
   const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
   const response = await catalog.search(query, {
     limit,
     ...(input.toolset ? { toolset: input.toolset } : {}),
   });
-  return textResult(renderSearch(response, ctx.session));
+  const search: FollowedSearch = { query, offered: response.results.map((r) => r.name) };
+  if (!stateless(ctx)) {
+    ctx.session.lastSearch = search;
+    return textResult(renderSearch(response, ctx.session));
+  }
+  const handle = await ctx.handles.mint({ search, loaded: prior?.loaded ?? [] });
+  return withHandle(renderSearchStateless(response, catalog, input.schemas === true, handle), handle);
 }
 
 /** Expands toolsets and tools to tool names; unknown names fail the whole request, with suggestions. */
@@ -199,12 +333,31 @@ async function loadToolset(ctx: MetaContext, input: SelectionInput): Promise<Cal
       'INVALID_ARGUMENTS',
       'load_toolset: give "tools" or "toolsets" (names from search_tools)',
     );
+  if (stateless(ctx)) return loadStateless(ctx, input);
   const outcome = ctx.session.load(await resolveSelection(ctx, input));
   if (outcome.loaded.length + outcome.evicted.length > 0) ctx.bindingsChanged();
+  reportUse(ctx, ctx.session.lastSearch, [...outcome.loaded, ...outcome.already], 'load_toolset');
   return textResult(renderLoad(outcome, ctx.backend.catalog, ctx.session));
 }
 
+/** Nothing is bound: the answer carries the schemas, and a handle naming what the conversation loaded. */
+async function loadStateless(
+  ctx: MetaContext & { handles: HandleCodec },
+  input: SelectionInput,
+): Promise<CallToolResult> {
+  const prior = await openHandle(ctx.handles, input.handle);
+  const cap = ctx.session.maxBoundTools;
+  const wanted = [...new Set(await resolveSelection(ctx, input))];
+  const chosen = wanted.slice(0, cap);
+  reportUse(ctx, prior.search, chosen, 'load_toolset');
+  // Least recently loaded first, as in a session, so the cap drops the oldest.
+  const loaded = [...prior.loaded.filter((n) => !chosen.includes(n)), ...chosen].slice(-cap);
+  const handle = await ctx.handles.mint({ ...(prior.search ? { search: prior.search } : {}), loaded });
+  return withHandle(renderLoadStateless(chosen, wanted.slice(cap), ctx.backend.catalog, handle, cap), handle);
+}
+
 async function unloadToolset(ctx: MetaContext, input: SelectionInput): Promise<CallToolResult> {
+  // Only legacy mode lists unload_toolset; runMetaTool refuses it in stateless mode.
   const everything = (input.toolsets?.length ?? 0) + (input.tools?.length ?? 0) === 0;
   const targets = everything ? ctx.session.loaded() : await resolveSelection(ctx, input);
   const outcome = ctx.session.unload(targets);
@@ -229,7 +382,13 @@ async function callTool(ctx: MetaContext, input: CallInput, extra: RequestExtra)
       tool: input.name,
       problems,
     });
-  ctx.session.touch(input.name);
+  if (stateless(ctx)) {
+    const state = await openHandle(ctx.handles, input.handle);
+    reportUse(ctx, state.search, [input.name], 'call');
+  } else {
+    ctx.session.touch(input.name);
+    reportUse(ctx, ctx.session.lastSearch, [input.name], 'call');
+  }
   return await ctx.backend.callTool(input.name, args, extra);
 }
 

@@ -101,9 +101,8 @@ export function renderLoad(outcome: LoadOutcome, catalog: Catalog, session: Sess
   if (support === 'no') {
     lines.push('Your client does not refresh its tool list: call these with call_tool {"name","arguments"}:');
     for (const name of requested) {
-      const def = catalog.get(name)?.definition;
-      if (def)
-        lines.push(`${name}: ${(def.description ?? '').slice(0, 120)} ${JSON.stringify(def.inputSchema)}`);
+      const line = schemaLine(catalog, name);
+      if (line) lines.push(line);
     }
   } else if (requested.length > 0) {
     lines.push(
@@ -112,6 +111,67 @@ export function renderLoad(outcome: LoadOutcome, catalog: Catalog, session: Sess
         : 'They are in your tool list now: call them directly (if they do not show up, use call_tool {"name","arguments"}).',
     );
   }
+  return lines.join('\n');
+}
+
+/** A tool's name, description (first 120 characters) and input schema, on one line. */
+function schemaLine(catalog: Catalog, name: string): string | undefined {
+  const def = catalog.get(name)?.definition;
+  return def && `${name}: ${(def.description ?? '').slice(0, 120)} ${JSON.stringify(def.inputSchema)}`;
+}
+
+/** The handle line of a 2026-07-28 answer: once, since it is the longest thing in it. */
+function handleLine(handle: string): string {
+  return `handle: ${handle}\n(pass it as "handle" to load_toolset and call_tool)`;
+}
+
+/**
+ * A search answer for a 2026-07-28 client: nothing is ever added to its tool
+ * list, so the next step is call_tool, with the schemas inline on request.
+ */
+export function renderSearchStateless(
+  response: SearchResponse,
+  catalog: Catalog,
+  schemas: boolean,
+  handle: string,
+): string {
+  if (response.results.length === 0)
+    return `No tools match "${response.query}". Try other words, or search_tools {} for the toolsets.`;
+  const degraded = response.degraded ? ' (keyword match only: semantic model not ready)' : '';
+  const lines = [`Tools for "${response.query}"${degraded}:`];
+  response.results.forEach((r, i) => {
+    lines.push(`${i + 1}. ${r.name} [${r.toolset}] ${r.summary}`);
+    const def = schemas ? catalog.get(r.name)?.definition : undefined;
+    if (def) lines.push(`   input: ${JSON.stringify(def.inputSchema)}`);
+  });
+  const sets = response.toolsets.slice(0, 3).map((t) => `${t.toolset} (${t.hits} hits/${t.toolCount} tools)`);
+  if (sets.length > 0) lines.push(`Toolsets: ${sets.join(', ')}`);
+  const first = response.results[0];
+  if (first)
+    lines.push(
+      schemas
+        ? `Next: call_tool {"name":"${first.name}","arguments":{...},"handle":...}.`
+        : `Next: load_toolset {"tools":["${first.name}"],"handle":...} for its input schema, then call_tool.`,
+    );
+  lines.push(handleLine(handle));
+  return lines.join('\n');
+}
+
+/** A load_toolset answer for a 2026-07-28 client: the schemas, and the handle naming what is loaded. */
+export function renderLoadStateless(
+  names: readonly string[],
+  overCap: readonly string[],
+  catalog: Catalog,
+  handle: string,
+  cap: number,
+): string {
+  const lines = [`Schemas of ${names.length} tools; call them with call_tool {"name","arguments","handle"}:`];
+  for (const name of names) {
+    const line = schemaLine(catalog, name);
+    if (line) lines.push(line);
+  }
+  if (overCap.length > 0) lines.push(`Not loaded (more than ${cap} at once): ${overCap.join(', ')}.`);
+  lines.push(handleLine(handle));
   return lines.join('\n');
 }
 

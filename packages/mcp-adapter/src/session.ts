@@ -7,6 +7,8 @@
  * outside the cap and never evicted or unloaded.
  */
 
+import type { FollowedSearch } from './handles.js';
+
 export type ListChangedSupport = 'unknown' | 'yes' | 'no';
 
 export interface SessionOptions {
@@ -50,6 +52,8 @@ export class SessionState {
   private readonly lru = new Map<string, true>();
   private pendingSince: number | undefined;
   private support: ListChangedSupport = 'unknown';
+  /** The session's latest search, until its offered tools are followed (learning from use). */
+  lastSearch: FollowedSearch | undefined;
 
   constructor(options: SessionOptions = {}) {
     this.alwaysLoaded = new Set(options.alwaysLoaded ?? []);

@@ -41,6 +41,11 @@ export interface GatewayConfig {
   sessionIdleTimeoutMs?: number;
   /** `toolsearch.maxSessions` (HTTP only); unset means no cap unless the flag sets one. */
   maxSessions?: number;
+  /**
+   * HMAC key of conversation handles (TOOLSEARCH_HANDLE_KEY, else `toolsearch.handleKey`).
+   * Replicas behind one load balancer must share it; unset, each process makes its own.
+   */
+  handleKey?: string;
 }
 
 export const DEFAULT_MAX_BOUND_TOOLS = 40;
@@ -80,7 +85,9 @@ export function parseGatewayConfig(json: unknown, origin: string, env: Env = pro
   const settings = parseSettings(root.toolsearch, fail);
   const fromEnv = (env.TOOLSEARCH_ALWAYS_LOADED ?? '').split(',');
   const alwaysLoaded = unique([...settings.alwaysLoaded, ...fromEnv].map((s) => s.trim()).filter(Boolean));
-  return { upstreams, ...settings, alwaysLoaded };
+  // A secret is better kept out of a file that is often shared: the environment wins.
+  const handleKey = env.TOOLSEARCH_HANDLE_KEY || settings.handleKey;
+  return { upstreams, ...settings, alwaysLoaded, ...(handleKey ? { handleKey } : {}) };
 }
 
 /** Reads and parses an mcp.json file. A relative `cwd` is taken relative to the file. */
@@ -206,6 +213,7 @@ const SETTINGS_KEYS = [
   'listChangedWindowMs',
   'sessionIdleTimeoutMs',
   'maxSessions',
+  'handleKey',
 ] as const;
 
 function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams'> {
@@ -228,6 +236,11 @@ function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams
       fail('toolsearch.alwaysLoaded', 'must be an array of tool or toolset names');
     }
     settings.alwaysLoaded = list as string[];
+  }
+  if (section.handleKey !== undefined) {
+    if (typeof section.handleKey !== 'string' || section.handleKey === '')
+      fail('toolsearch.handleKey', 'must be a non-empty string (at least 32 bytes)');
+    settings.handleKey = section.handleKey as string;
   }
   for (const field of [
     'maxBoundTools',

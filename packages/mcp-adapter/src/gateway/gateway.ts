@@ -1,13 +1,19 @@
 /**
  * Gateway mode: one search index over the tools of every upstream MCP server
  * (named `server__tool`, toolset = server), and one low-level SDK `Server` per
- * client session. A session lists the meta-tools plus the tools it loaded,
- * with their upstream schemas unchanged, and routes calls to the upstream.
+ * client session. A 2025-era session lists the meta-tools plus the tools it
+ * loaded, with their upstream schemas unchanged, and routes calls to the
+ * upstream. A 2026-07-28 request (per-request `_meta` envelope, no session)
+ * sees a fixed list, the stateless meta-tools plus the always-loaded tools,
+ * and carries its conversation's state in signed handles, so any gateway
+ * process sharing the handle key can serve it.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type ListToolsResult, Server } from '@modelcontextprotocol/server';
 import { Catalog, type EngineOptions } from '../catalog.js';
-import { signalOf } from '../library/sdk-internals.js';
+import { HandleCodec } from '../handles.js';
+import type { ServeContext } from '../http.js';
+import { modernRevisionOf, signalOf } from '../library/sdk-internals.js';
 import {
   findTool,
   INSTRUCTIONS,
@@ -15,8 +21,12 @@ import {
   META_TOOLS,
   type MetaBackend,
   type MetaContext,
+  type MetaMode,
+  noteDirectCall,
   runMetaTool,
+  STATELESS_META_TOOLS,
   type ToolsetStatus,
+  type UseEvent,
   unknownTools,
 } from '../meta-tools.js';
 import { errorResult } from '../render.js';
@@ -36,10 +46,22 @@ export interface GatewayOptions {
   listChangedWindowMs?: number;
   /** Upstream start/restart tuning; the call timeout comes from the config. */
   upstreams?: Omit<UpstreamManagerOptions, 'callTimeoutMs' | 'log'>;
+  /**
+   * Told when a search is followed by load_toolset or a call of a tool it
+   * offered, in either protocol era (the hook a learning store plugs into).
+   */
+  onUse?: (event: UseEvent) => void;
   log?: (line: string) => void;
 }
 
 const SERVER_INFO = { name: 'toolsearch-mcp', version: '0.1.0' };
+
+/**
+ * tools/list of a 2026-07-28 client changes only when an upstream's
+ * always-loaded tools do: a client may reuse it for a minute. Private: with a
+ * bearer token, what a caller may see could depend on who asks.
+ */
+export const TOOL_LIST_CACHE_HINT = { ttlMs: 60_000, cacheScope: 'private' } as const;
 
 export class Gateway {
   readonly catalog: Catalog;
@@ -49,12 +71,22 @@ export class Gateway {
   private readonly log: (line: string) => void;
   private readonly sessions = new Set<{ state: SessionState; notify: () => void }>();
   private readonly unsubscribe: () => void;
+  /** Signs the handles of 2026-07-28 conversations. */
+  readonly handles: HandleCodec;
 
   private constructor(options: GatewayOptions) {
     this.options = options;
     this.config = options.config;
     const write = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     this.log = (line) => write(redactSecrets(line, this.config.upstreams));
+    this.handles = new HandleCodec({
+      ...(this.config.handleKey ? { key: this.config.handleKey } : {}),
+      maxLoaded: this.config.maxBoundTools,
+    });
+    if (this.handles.ephemeralKey)
+      this.log(
+        'toolsearch-mcp: no TOOLSEARCH_HANDLE_KEY (or toolsearch.handleKey): handles are signed with a per-process key; replicas behind one load balancer need a shared one',
+      );
     this.catalog = new Catalog({ ...(options.engine ? { engine: options.engine } : {}), log: this.log });
     this.upstreams = new UpstreamManager(this.config.upstreams, {
       ...options.upstreams,
@@ -75,11 +107,16 @@ export class Gateway {
     return gateway;
   }
 
-  /** A fresh MCP server for one client session (stdio: the only one; HTTP: one per Mcp-Session-Id). */
-  createServer(): Server {
+  /**
+   * A fresh MCP server: for one 2025-era session (stdio: the only one; HTTP:
+   * one per Mcp-Session-Id), or for 2026-07-28 requests (HTTP: one per
+   * request), which it tells apart per request by their `_meta` envelope.
+   */
+  createServer(context: ServeContext = {}): Server {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: true } },
       instructions: INSTRUCTIONS,
+      cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT },
     });
     // The option (the CLI flag) wins over mcp.json's toolsearch.listChangedWindowMs; else the default.
     const windowMs = this.options.listChangedWindowMs ?? this.config.listChangedWindowMs;
@@ -92,9 +129,12 @@ export class Gateway {
       state.listChangedSent();
       server.sendToolListChanged().catch(() => {}); // the client may be gone; nothing to tell it then
     };
-    const entry = { state, notify };
-    this.sessions.add(entry);
-    server.onclose = () => this.sessions.delete(entry);
+    // A server for 2026-07-28 requests has no session to keep up to date.
+    if (context.era !== 'modern') {
+      const entry = { state, notify };
+      this.sessions.add(entry);
+      server.onclose = () => this.sessions.delete(entry);
+    }
 
     const backend: MetaBackend = {
       catalog: this.catalog,
@@ -103,24 +143,35 @@ export class Gateway {
       status: () => this.status(),
       revive: (names) => this.upstreams.revive(names),
     };
-    const ctx: MetaContext = { backend, session: state, bindingsChanged: notify };
+    const contextFor = (mode: MetaMode): MetaContext => ({
+      backend,
+      session: state,
+      bindingsChanged: notify,
+      mode,
+      handles: this.handles,
+      ...(this.options.onUse ? { onUse: this.options.onUse } : {}),
+      log: this.log,
+    });
+    const modeOf = (extra: object): MetaMode => (modernRevisionOf(extra) ? 'stateless' : 'legacy');
 
-    server.setRequestHandler('tools/list', () => {
-      state.toolsListed();
-      const bound = state
-        .bound()
+    server.setRequestHandler('tools/list', (_request, extra) => {
+      const stateless = modeOf(extra) === 'stateless';
+      if (!stateless) state.toolsListed();
+      const bound = (stateless ? [...state.alwaysLoaded] : state.bound())
         .map((name) => this.catalog.get(name)?.definition)
         .filter((t): t is Tool => t !== undefined);
       // Upstream definitions are SDK v1 `Tool`s: the same JSON on the wire, typed more loosely.
-      return { tools: [...META_TOOLS, ...bound] } as ListToolsResult;
+      return { tools: [...(stateless ? STATELESS_META_TOOLS : META_TOOLS), ...bound] } as ListToolsResult;
     });
     server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
       const { name, arguments: args } = request.params;
+      const ctx = contextFor(modeOf(extra));
       if (isMetaTool(name)) return runMetaTool(ctx, name, args, extra);
       try {
         // Any indexed tool answers by name, loaded or not; loading only decides what tools/list shows.
         if (!(await findTool(ctx, name))) return await unknownTools(ctx, [name]);
-        state.touch(name);
+        if (ctx.mode === 'legacy') state.touch(name);
+        noteDirectCall(ctx, name);
         return await backend.callTool(name, args ?? {}, extra);
       } catch (err) {
         return errorResult(err);

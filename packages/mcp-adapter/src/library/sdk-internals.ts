@@ -16,6 +16,7 @@ import {
   McpServer as McpServerV2,
   PROTOCOL_VERSION_META_KEY,
   type RegisteredTool as RegisteredToolV2,
+  Server as ServerV2,
 } from '@modelcontextprotocol/server';
 import type { RequestExtra } from '../meta-tools.js';
 
@@ -45,6 +46,11 @@ function internals(server: AnyMcpServer): McpServerInternals {
 
 export function isV2Server(server: AnyMcpServer): server is McpServerV2 {
   return server instanceof McpServerV2;
+}
+
+/** Whether an object is an SDK v2 server, the only kind that can serve 2026-07-28 requests. */
+export function isV2Serving(server: unknown): server is McpServerV2 | ServerV2 {
+  return server instanceof McpServerV2 || server instanceof ServerV2;
 }
 
 export function registeredTools(server: AnyMcpServer): Record<string, ManagedTool> {

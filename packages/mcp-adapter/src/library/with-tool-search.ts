@@ -8,19 +8,24 @@
 import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Catalog, type EngineOptions } from '../catalog.js';
 import { AdapterError } from '../errors.js';
+import { HANDLE_KEY_ENV, HandleCodec } from '../handles.js';
 import {
   INSTRUCTIONS,
   isMetaTool,
   META_TOOLS,
   type MetaContext,
+  noteDirectCall,
   type RequestExtra,
   runMetaTool,
+  STATELESS_META_TOOLS,
+  type UseEvent,
 } from '../meta-tools.js';
 import { SessionState } from '../session.js';
 import {
   type AnyMcpServer,
   appendInstructions,
   type ManagedTool,
+  modernRevisionOf,
   type RawHandler,
   registeredTools,
   replaceToolHandlers,
@@ -38,8 +43,16 @@ export interface WithToolSearchOptions {
   toolsetOf?: (name: string, tool: Tool) => string | undefined;
   /** core-search options (strategies, synonyms, embedding model). */
   engine?: EngineOptions;
-  /** Environment to read TOOLSEARCH_ALWAYS_LOADED from. Default process.env. */
+  /** Environment to read TOOLSEARCH_ALWAYS_LOADED and TOOLSEARCH_HANDLE_KEY from. Default process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * HMAC key (at least 32 bytes) of the handles 2026-07-28 clients carry
+   * between calls. Default TOOLSEARCH_HANDLE_KEY, else a random per-process
+   * key: servers behind one load balancer need a shared one.
+   */
+  handleKey?: string;
+  /** Told when a search is followed by load_toolset or a call of a tool it offered. */
+  onUse?: (event: UseEvent) => void;
   log?: (line: string) => void;
 }
 
@@ -79,6 +92,12 @@ export async function withToolSearch(
     ...(options.listChangedWindowMs !== undefined
       ? { listChangedWindowMs: options.listChangedWindowMs }
       : {}),
+  });
+  const env = options.env ?? process.env;
+  const handleKey = options.handleKey ?? env[HANDLE_KEY_ENV];
+  const handles = new HandleCodec({
+    ...(handleKey ? { key: handleKey } : {}),
+    maxLoaded: session.maxBoundTools,
   });
   /** Tools we hide and show; tools the developer disabled themselves are left alone. */
   const managed = new Map<string, ManagedTool>();
@@ -126,12 +145,23 @@ export async function withToolSearch(
       server.sendToolListChanged();
       session.listChangedSent();
     },
+    handles,
+    ...(options.onUse ? { onUse: options.onUse } : {}),
+    log,
   };
+  /** A 2026-07-28 request (SDK v2 only) is served statelessly: it never changes the bindings. */
+  const contextFor = (extra: RequestExtra): MetaContext =>
+    modernRevisionOf(extra) ? { ...ctx, mode: 'stateless' } : ctx;
 
   replaceToolHandlers(server, {
     list: async (request, extra) => {
-      session.toolsListed();
       const listed = (await original.list(request, extra)) as ListToolsResult;
+      if (modernRevisionOf(extra)) {
+        // A fixed list: the meta-tools and the always-loaded tools, whatever was loaded.
+        const always = listed.tools.filter((t) => session.alwaysLoaded.has(t.name));
+        return { ...listed, tools: [...STATELESS_META_TOOLS, ...always] };
+      }
+      session.toolsListed();
       return { ...listed, tools: [...META_TOOLS, ...listed.tools] };
     },
     call: async (request, extra) => {
@@ -139,8 +169,10 @@ export async function withToolSearch(
         name: string;
         arguments?: Record<string, unknown>;
       };
-      if (isMetaTool(name)) return runMetaTool(ctx, name, args, extra);
-      session.touch(name);
+      const served = contextFor(extra);
+      if (isMetaTool(name)) return runMetaTool(served, name, args, extra);
+      if (served.mode !== 'stateless') session.touch(name);
+      noteDirectCall(served, name);
       return callHidden(original.call, managed.get(name), request, extra);
     },
   });
