@@ -108,4 +108,28 @@ describe('schemaProblems', () => {
       [],
     );
   });
+
+  // With the built-in engine the first check below doubles in time with each character
+  // (490 ms at 28); the timeout is only a hang guard.
+  it('checks upstream patterns in linear time: a catastrophic pattern cannot hang it', {
+    timeout: 20_000,
+  }, () => {
+    const evil = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
+    expect(schemaProblems(evil, { s: `${'a'.repeat(100_000)}!` })).toEqual([
+      'arguments.s: must match pattern "^(a+)+$"',
+    ]);
+    expect(schemaProblems(evil, { s: 'a'.repeat(100_000) })).toEqual([]);
+    const keys = { type: 'object', patternProperties: { '^(x+x+)+y$': { type: 'number' } } };
+    expect(schemaProblems(keys, { [`${'x'.repeat(5000)}y`]: 'nan' })).toHaveLength(1);
+  });
+
+  it('enforces ordinary patterns, and lets through patterns a linear engine cannot express', () => {
+    const email = { type: 'object', properties: { to: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$' } } };
+    expect(schemaProblems(email, { to: 'a@b.c' })).toEqual([]);
+    expect(schemaProblems(email, { to: 'not an address' })).toHaveLength(1);
+    const unicode = { type: 'object', properties: { w: { type: 'string', pattern: '^\\p{L}+$' } } };
+    expect(schemaProblems(unicode, { w: 'héllo' })).toEqual([]);
+    const backReference = { type: 'object', properties: { d: { type: 'string', pattern: '^(a)\\1$' } } };
+    expect(schemaProblems(backReference, { d: 'zz' })).toEqual([]);
+  });
 });
