@@ -33,7 +33,7 @@ every MCP server in mcp.json ("mcpServers" format of Claude Desktop / Cursor).
   --session-idle-timeout <s>  HTTP: close a session after this many seconds without
                          a request (default: toolsearch.sessionIdleTimeoutMs, else 1800)
   --max-sessions <n>     HTTP: cap on open sessions; more initializes get 503
-                         (default: toolsearch.maxSessions, else no cap)
+                         (default: toolsearch.maxSessions, else 256)
   -h, --help             this help
 
 Environment: TOOLSEARCH_ALWAYS_LOADED=a__x,b (tools or toolsets always listed).

@@ -21,6 +21,7 @@ import {
   isLegacyRequest,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { ADAPTER_DEFAULTS } from './defaults.js';
 import { AdapterError } from './errors.js';
 import { isV2Serving } from './library/sdk-internals.js';
 
@@ -57,7 +58,7 @@ export interface HttpOptions {
    * Default 30 minutes. Positive, at most 2147483647 (Node's timer limit).
    */
   sessionIdleTimeoutMs?: number;
-  /** Cap on open sessions; an initialize over it gets HTTP 503. Default: no cap. */
+  /** Cap on open sessions; an initialize over it gets HTTP 503. Default ADAPTER_DEFAULTS.maxSessions (256). */
   maxSessions?: number;
   log?: (line: string) => void;
 }
@@ -104,8 +105,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       `sessionIdleTimeoutMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}, got ${String(idleMs)}`,
       { field: 'sessionIdleTimeoutMs' },
     );
-  const maxSessions = options.maxSessions;
-  if (maxSessions !== undefined && (!Number.isInteger(maxSessions) || maxSessions < 1))
+  const maxSessions = options.maxSessions ?? ADAPTER_DEFAULTS.maxSessions;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1)
     throw new AdapterError(
       'INVALID_CONFIG',
       `maxSessions must be a positive integer, got ${String(maxSessions)}`,
@@ -222,7 +223,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     if (!isInitializeRequest(body))
       return reply(res, 400, 'No Mcp-Session-Id: send an initialize request first');
     // Initializes still being handled count too, or a burst of them could overshoot the cap.
-    if (maxSessions !== undefined && sessions.size + initializing >= maxSessions)
+    if (sessions.size + initializing >= maxSessions)
       return reply(res, 503, `too many open sessions (maxSessions ${maxSessions}): retry later`);
     // Counted from here until its session is registered (or turned down), so a burst of
     // initializes cannot overshoot the cap while each is still being handled.

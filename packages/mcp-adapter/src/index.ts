@@ -3,6 +3,7 @@
 
 export type { CatalogTool, EngineOptions } from './catalog.js';
 export { Catalog, toolsetOf } from './catalog.js';
+export { ADAPTER_DEFAULTS } from './defaults.js';
 export type { AdapterErrorCode } from './errors.js';
 export { AdapterError } from './errors.js';
 export type { GatewayOptions } from './gateway/gateway.js';

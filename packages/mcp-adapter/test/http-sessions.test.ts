@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { ADAPTER_DEFAULTS } from '../src/defaults.js';
 import { type HttpHandle, type HttpOptions, serveHttp } from '../src/index.js';
 import { expectAdapterError, waitFor } from './fixtures/servers.js';
 
@@ -26,6 +27,27 @@ interface Served {
   /** Sessions whose MCP server was closed. */
   closed(): number;
   logs: string[];
+}
+
+/** A server whose sessions are held in createServer until release(): a burst then overlaps. */
+async function gatedServe(options: Partial<HttpOptions>) {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let entered = 0;
+  const http = await serveHttp({
+    port: 0,
+    log: () => {},
+    ...options,
+    createServer: async () => {
+      entered++;
+      await gate; // held until the whole burst has been answered or is waiting here
+      return new McpServer({ name: 'burst', version: '1.0.0' });
+    },
+  });
+  handles.push(http);
+  return { http, entered: () => entered, release };
 }
 
 async function serve(options: Partial<HttpOptions> = {}): Promise<Served> {
@@ -199,33 +221,33 @@ describe('HTTP session idle timeout', () => {
   });
 
   it('counts initializes still being handled against maxSessions (a burst cannot overshoot)', async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered = 0;
-    const http = await serveHttp({
-      port: 0,
-      maxSessions: 2,
-      log: () => {},
-      createServer: async () => {
-        entered++;
-        await gate; // held until the whole burst has been answered or is waiting here
-        return new McpServer({ name: 'burst', version: '1.0.0' });
-      },
-    });
-    handles.push(http);
+    const { http, entered, release } = await gatedServe({ maxSessions: 2 });
     const statuses: number[] = [];
     const burst = Array.from({ length: 5 }, () =>
       raw(http.url, 'POST', {}, initialize).then((r) => statuses.push(r.status)),
     );
     await waitFor(() => statuses.length === 3, 5000, 'three refusals');
     expect(statuses).toEqual([503, 503, 503]);
-    expect(entered).toBe(2);
+    expect(entered()).toBe(2);
     release();
     await Promise.all(burst);
     expect(statuses.slice(3)).toEqual([200, 200]);
     expect(http.sessionCount()).toBe(2);
+  });
+
+  it('caps open sessions by default (ADAPTER_DEFAULTS.maxSessions)', async () => {
+    const { http, entered, release } = await gatedServe({});
+    const max = ADAPTER_DEFAULTS.maxSessions;
+    const statuses: number[] = [];
+    const burst = Array.from({ length: max + 2 }, () =>
+      raw(http.url, 'POST', {}, initialize).then((r) => statuses.push(r.status)),
+    );
+    await waitFor(() => statuses.length === 2, 10_000, 'two refusals');
+    expect(statuses).toEqual([503, 503]);
+    expect(entered()).toBe(max);
+    release();
+    await Promise.all(burst);
+    expect(http.sessionCount()).toBe(max);
   });
 
   it('answers an initialize over maxSessions with a 503 JSON-RPC error', async () => {

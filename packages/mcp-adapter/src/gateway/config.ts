@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { AdapterError } from '../errors.js';
 import { MAX_TIMER_MS } from '../http.js';
+import { CREDENTIAL_NAME } from './redact.js';
 
 export interface UpstreamConfig {
   /** Key in `mcpServers`; becomes the toolset and the `server__` prefix of tool names. */
@@ -28,6 +29,11 @@ export interface UpstreamConfig {
    * wherever they appear, like env and header values.
    */
   secrets?: string[];
+  /**
+   * The subset of `secrets` substituted from variables named like credentials
+   * (`${GITHUB_TOKEN}`, `${API_KEY}`): redacted in tool definitions and results too.
+   */
+  credentials?: string[];
 }
 
 export interface GatewayConfig {
@@ -39,13 +45,15 @@ export interface GatewayConfig {
   listChangedWindowMs?: number;
   /** `toolsearch.sessionIdleTimeoutMs` (HTTP only); unset means the flag or the default (30 min) decides. */
   sessionIdleTimeoutMs?: number;
-  /** `toolsearch.maxSessions` (HTTP only); unset means no cap unless the flag sets one. */
+  /** `toolsearch.maxSessions` (HTTP only); unset means the flag or ADAPTER_DEFAULTS.maxSessions decides. */
   maxSessions?: number;
   /**
    * HMAC key of conversation handles (TOOLSEARCH_HANDLE_KEY, else `toolsearch.handleKey`).
    * Replicas behind one load balancer must share it; unset, each process makes its own.
    */
   handleKey?: string;
+  /** `toolsearch.redactSecrets`; unset means ADAPTER_DEFAULTS.redactSecrets (true). */
+  redactSecrets?: boolean;
 }
 
 export const DEFAULT_MAX_BOUND_TOOLS = 40;
@@ -126,8 +134,9 @@ function parseServer(name: string, raw: unknown, env: Env, fail: Fail): Upstream
   if (!isPlainObject(raw)) bad('', 'must be an object with "command" or "url"');
   const server = raw as Record<string, unknown>;
   const substituted = new Set<string>();
+  const credentials = new Set<string>();
   const expand = (value: string, field: string) =>
-    expandVars(value, env, (v) => bad(field, `uses \${${v}}, which is not set`), substituted);
+    expandVars(value, env, (v) => bad(field, `uses \${${v}}, which is not set`), substituted, credentials);
 
   const config: UpstreamConfig = { name };
   if (server.disabled !== undefined) {
@@ -187,6 +196,7 @@ function parseServer(name: string, raw: unknown, env: Env, fail: Fail): Upstream
     }
   }
   if (substituted.size > 0) config.secrets = [...substituted];
+  if (credentials.size > 0) config.credentials = [...credentials];
   return config;
 }
 
@@ -214,6 +224,7 @@ const SETTINGS_KEYS = [
   'sessionIdleTimeoutMs',
   'maxSessions',
   'handleKey',
+  'redactSecrets',
 ] as const;
 
 function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams'> {
@@ -242,6 +253,10 @@ function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams
       fail('toolsearch.handleKey', 'must be a non-empty string (at least 32 bytes)');
     settings.handleKey = section.handleKey as string;
   }
+  if (section.redactSecrets !== undefined) {
+    if (typeof section.redactSecrets !== 'boolean') fail('toolsearch.redactSecrets', 'must be true or false');
+    settings.redactSecrets = section.redactSecrets as boolean;
+  }
   for (const field of [
     'maxBoundTools',
     'callTimeoutMs',
@@ -267,6 +282,7 @@ function expandVars(
   env: Env,
   missing: (name: string) => never,
   substituted: Set<string>,
+  credentials: Set<string>,
 ): string {
   return value.replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
@@ -274,6 +290,7 @@ function expandVars(
       const found = env[name];
       if (found !== undefined && found !== '') {
         substituted.add(found);
+        if (CREDENTIAL_NAME.test(name)) credentials.add(found);
         return found;
       }
       if (fallback !== undefined) return fallback;

@@ -92,6 +92,7 @@ export class Gateway {
       ...options.upstreams,
       callTimeoutMs: this.config.callTimeoutMs,
       log: this.log,
+      ...(this.config.redactSecrets !== undefined ? { redactResults: this.config.redactSecrets } : {}),
     });
     this.unsubscribe = this.upstreams.onToolsChanged((upstream) => this.reindex(upstream));
   }

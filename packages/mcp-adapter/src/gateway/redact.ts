@@ -10,8 +10,8 @@ export const REDACTED = '***';
 /** Values shorter than this are too common ("1", "on") to be worth hiding. */
 const MIN_SECRET_LENGTH = 4;
 
-/** Query parameters whose names say they carry a credential. */
-const SECRET_PARAM = /token|key|secret|pass|auth|sig|credential/i;
+/** Names (env variables, query parameters) that say their value is a credential. */
+export const CREDENTIAL_NAME = /token|key|secret|pass|pwd|auth|sig|credential|cookie/i;
 
 /**
  * Replaces every env / header value (length >= 4) of any upstream by "***", and
@@ -46,6 +46,58 @@ export function secretValues(configs: readonly UpstreamConfig[]): string[] {
   return [...found].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
 }
 
+/**
+ * The narrower set hidden in upstream tool definitions and call results (logs and errors
+ * hide all of secretValues): header values, URL credentials, and env values and `${VAR}`
+ * substitutions whose names say they are credentials. An env value such as a root folder
+ * is config, not a secret, and a filesystem server's results must keep showing it.
+ */
+export function credentialValues(configs: readonly UpstreamConfig[]): string[] {
+  const narrowed = configs.map((config) => {
+    const { env, secrets: _all, credentials, ...rest } = config;
+    const credentialEnv = Object.fromEntries(
+      Object.entries(env ?? {}).filter(([k]) => CREDENTIAL_NAME.test(k)),
+    );
+    return { ...rest, env: credentialEnv, secrets: credentials ?? [] };
+  });
+  return secretValues(narrowed);
+}
+
+/**
+ * `value` (JSON: a tool definition, a call result) with every `secrets` occurrence in its
+ * strings replaced by "***". Returns the value itself when nothing was found, else a copy.
+ */
+export function redactJson<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const walk = (node: unknown): unknown => {
+    if (typeof node === 'string') {
+      let out = node;
+      for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+      return out;
+    }
+    if (Array.isArray(node)) {
+      let changed = false;
+      const items = node.map((item) => {
+        const next = walk(item);
+        changed ||= next !== item;
+        return next;
+      });
+      return changed ? items : node;
+    }
+    if (node !== null && typeof node === 'object') {
+      let changed = false;
+      const entries = Object.entries(node).map(([key, item]) => {
+        const next = walk(item);
+        changed ||= next !== item;
+        return [key, next] as const;
+      });
+      return changed ? Object.fromEntries(entries) : node;
+    }
+    return node;
+  };
+  return walk(value) as T;
+}
+
 function addUrlSecrets(url: string, add: (value: string) => void): void {
   let parsed: URL;
   try {
@@ -58,7 +110,7 @@ function addUrlSecrets(url: string, add: (value: string) => void): void {
     add(decodeURIComponent(parsed.password));
   }
   for (const [key, value] of parsed.searchParams) {
-    if (SECRET_PARAM.test(key)) {
+    if (CREDENTIAL_NAME.test(key)) {
       add(value);
       add(encodeURIComponent(value));
     }

@@ -15,9 +15,10 @@
  */
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ADAPTER_DEFAULTS } from '../defaults.js';
 import { AdapterError } from '../errors.js';
 import type { UpstreamConfig } from './config.js';
-import { redactSecrets } from './redact.js';
+import { credentialValues, redactJson, redactSecrets } from './redact.js';
 import { Upstream, type UpstreamHost, type UpstreamState } from './upstream.js';
 import { callTool } from './upstream-calls.js';
 import { ensureReady, type RestartPolicy } from './upstream-health.js';
@@ -50,6 +51,11 @@ export interface UpstreamManagerOptions {
   maxRestarts?: number;
   /** Wait before the second restart attempt, doubled for each further one; default 1 s. */
   backoffMs?: number;
+  /**
+   * Replace the configs' credentials (redact.ts credentialValues) by "***" in tool
+   * definitions and call results too; default ADAPTER_DEFAULTS.redactSecrets (true).
+   */
+  redactResults?: boolean;
 }
 
 export class UpstreamManager {
@@ -58,6 +64,8 @@ export class UpstreamManager {
   private readonly callTimeoutMs: number;
   private readonly restartPolicy: RestartPolicy;
   private readonly writeLog: (line: string) => void;
+  /** What definitions and results are redacted of; empty when redactResults is off. */
+  private readonly credentials: string[];
   private closed = false;
 
   constructor(
@@ -76,6 +84,8 @@ export class UpstreamManager {
     this.callTimeoutMs = opts.callTimeoutMs ?? 60_000;
     this.restartPolicy = { maxRestarts: opts.maxRestarts ?? 5, backoffMs: opts.backoffMs ?? 1000 };
     this.writeLog = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.credentials =
+      (opts.redactResults ?? ADAPTER_DEFAULTS.redactSecrets) ? credentialValues(configs) : [];
     const host: UpstreamHost = {
       startTimeoutMs: opts.startTimeoutMs ?? 30_000,
       isClosed: () => this.closed,
@@ -97,7 +107,11 @@ export class UpstreamManager {
    * call to one restarts it; status() says which upstreams are reachable.
    */
   tools(): UpstreamTool[] {
-    return this.upstreams.flatMap((u) => (u.state === 'disabled' ? [] : u.tools));
+    return this.upstreams.flatMap((u) =>
+      u.state === 'disabled'
+        ? []
+        : u.tools.map((t) => ({ ...t, definition: redactJson(t.definition, this.credentials) })),
+    );
   }
 
   status(): UpstreamStatus[] {
@@ -116,7 +130,7 @@ export class UpstreamManager {
     });
   }
 
-  /** Calls `server__tool` on its upstream and returns the result unchanged (including `isError`). */
+  /** Calls `server__tool` on its upstream and returns its result (including `isError`), credentials redacted (redactResults). */
   async call(
     qualifiedName: string,
     args: Record<string, unknown>,
@@ -125,7 +139,14 @@ export class UpstreamManager {
     if (this.closed) throw new AdapterError('UPSTREAM_DOWN', 'the gateway is shut down');
     const upstream = this.route(qualifiedName);
     await ensureReady(upstream, qualifiedName, this.restartPolicy);
-    return callTool(upstream, qualifiedName, args, opts.timeoutMs ?? this.callTimeoutMs, opts.signal);
+    const result = await callTool(
+      upstream,
+      qualifiedName,
+      args,
+      opts.timeoutMs ?? this.callTimeoutMs,
+      opts.signal,
+    );
+    return redactJson(result, this.credentials);
   }
 
   /**
