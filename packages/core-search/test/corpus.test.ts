@@ -299,7 +299,19 @@ describe('top-k', () => {
     scores.add(9, 2);
     scores.add(1, 0);
     scores.add(2, -1);
-    expect(scores.top(10)).toEqual([{ id: 9, score: 3 }]);
     expect(scores.size).toBe(1);
+    expect(scores.top(10)).toEqual([{ id: 9, score: 3 }]);
+    expect(scores.size).toBe(0); // top() hands the array back
+  });
+
+  it('Scores reuses released arrays only once they are zeroed again', () => {
+    for (let round = 0; round < 20; round++) {
+      const scores = new Scores(64);
+      for (let id = 0; id < 64; id++) expect(scores.get(id)).toBe(0);
+      scores.add(round % 64, 1);
+      scores.add(63, 2);
+      if (round % 2 === 0) scores.top(3);
+      else scores.release();
+    }
   });
 });

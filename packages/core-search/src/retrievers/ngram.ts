@@ -69,6 +69,7 @@ export function createNgramRetriever(): Retriever {
         const score = count / Math.sqrt(grams.size * gramCounts[id]!);
         if (score >= DEFAULTS.ngram.minSimilarity) hits.push({ id, score });
       });
+      shared.release();
       return topHits(hits, limit);
     },
   };
