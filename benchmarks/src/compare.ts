@@ -18,7 +18,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -120,6 +120,11 @@ export interface CompareResult {
   large?: LargeResult[];
   skipped: string[];
   targets: Record<string, { target: number; measured: number | null; met: boolean | null }>;
+  /**
+   * The machine's 1/5/15-minute load averages at the start and the end: on a shared
+   * machine absolute times stretch with the load, ratios from the same run much less.
+   */
+  loadAverage: { start: number[]; end: number[] };
 }
 
 export interface AfterAdd {
@@ -227,21 +232,26 @@ async function tenK(
 }
 
 /**
- * The first search after adding one tool, against the same query once everything derived
- * is fresh again: medians over 20 adds, each with a different query.
+ * The first search after adding one tool, against the same query again once everything
+ * derived is fresh: medians over 40 adds, each with its own query, after 10 add/search
+ * rounds of warm-up (the code paths a change takes are compiled on their first runs).
  */
 async function firstSearchAfterAdd(tools: ToolDefinition[]): Promise<AfterAdd> {
-  const adds = 20;
-  const engine = new ToolSearch({ tools: tools.slice(0, -adds), embedding: false });
+  const warmup = 10;
+  const adds = 40;
+  const engine = new ToolSearch({ tools: tools.slice(0, -(adds + warmup)), embedding: false });
   await engine.ready();
   for (const query of SCALE_QUERIES) await engine.search(query, { limit: LIMIT });
   const first: number[] = [];
   const normal: number[] = [];
-  for (let i = 0; i < adds; i++) {
+  for (let i = 0; i < warmup + adds; i++) {
     const query = SCALE_QUERIES[i % SCALE_QUERIES.length]!;
-    engine.add([tools[tools.length - adds + i]!]);
-    first.push((await timed(() => engine.search(query, { limit: LIMIT })))[1]);
-    normal.push((await timed(() => engine.search(query, { limit: LIMIT })))[1]);
+    engine.add([tools[tools.length - (adds + warmup) + i]!]);
+    const [, firstMs] = await timed(() => engine.search(query, { limit: LIMIT }));
+    const [, normalMs] = await timed(() => engine.search(query, { limit: LIMIT }));
+    if (i < warmup) continue;
+    first.push(firstMs);
+    normal.push(normalMs);
   }
   const firstMedianMs = round(median(first), 3);
   const normalMedianMs = round(median(normal), 3);
@@ -356,6 +366,7 @@ export async function runCompare(options: CompareOptions = {}): Promise<CompareR
     limit: LIMIT,
     skipped: [],
     targets: {},
+    loadAverage: { start: loadavg().map((x) => round(x)), end: [] },
   };
   const start = performance.now();
   if (!existsSync(SMITHERY)) {
@@ -379,6 +390,7 @@ export async function runCompare(options: CompareOptions = {}): Promise<CompareR
   }
   result.targets = checkTargets(result);
   result.meta.wallTimeMs = Math.round(performance.now() - start);
+  result.loadAverage.end = loadavg().map((x) => round(x));
   return result;
 }
 
@@ -409,6 +421,7 @@ export function formatCompare(result: CompareResult): string {
   const lines = [
     `Side by side, ${result.queries} queries, limit ${result.limit}`,
     `node ${result.meta.machine.node}, ${result.meta.machine.cpu} (${result.meta.machine.cores} cores), commit ${result.meta.commit}${result.meta.dirty ? ' (dirty)' : ''}, ${result.meta.date}`,
+    `load average (1/5/15 min) at start ${result.loadAverage.start.join(' ')}, at end ${result.loadAverage.end.join(' ')}`,
   ];
   const t = result.tenK;
   if (t) {
