@@ -21,6 +21,7 @@ import {
   analyzeTool,
   createEmbeddingRetriever,
   DEFAULT_MODEL_NAME,
+  ModelEmbedder,
   percentile,
   readDataset,
   readTools,
@@ -89,7 +90,8 @@ async function defaultModel(tools: ToolDefinition[], queries: string[]) {
       await engine.ready();
     });
     const before = rss();
-    const embedder = new TransformersEmbedder({
+    // What the strategy runs for the bundled model: the TypeScript static embedder, no ONNX runtime.
+    const embedder = new ModelEmbedder({
       source: { kind: 'path', path: defaultPath(), bundled: true },
     });
     const [, loadMs] = await timed(() => embedder.load());
