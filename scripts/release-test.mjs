@@ -193,6 +193,18 @@ check(
   `CLI search writes nothing to stderr${first.stderr.trim() ? `: ${first.stderr}` : ''}`,
 );
 
+// Both bins print their package's version (once the CLIs have --version; until then, said and skipped).
+for (const [name, pkg] of [
+  ['toolsearch', '@toolsearch/core-search'],
+  ['toolsearch-mcp', '@toolsearch/mcp-adapter'],
+]) {
+  const { version } = installed.get(pkg) ?? {};
+  const out = run(bin(name), ['--version'], { cwd: project, timeout: 60_000 });
+  if (out.status === 0)
+    check(out.stdout.includes(version), `${name} --version prints ${version} (${out.stdout.trim()})`);
+  else console.log(`skip ${name} --version: not supported by this build (exit ${out.status})`);
+}
+
 // ---------------------------------------------------------------- gateway over stdio
 writeFileSync(join(project, 'upstream.mjs'), UPSTREAM_SERVER());
 writeFileSync(
