@@ -172,12 +172,7 @@ const bin = (name) => join(modules, '.bin', name);
 const query = 'take a screenshot of the page';
 const first = run(bin('toolsearch'), ['search', query, '--limit', '3', '--json'], { cwd: project });
 const second = run(bin('toolsearch'), ['search', query, '--limit', '3', '--json'], { cwd: project });
-let response = null;
-try {
-  response = JSON.parse(first.stdout);
-} catch {
-  console.error(first.stdout, first.stderr);
-}
+const response = jsonOutput(first);
 const top = response?.results?.[0];
 check(
   first.status === 0 && /screenshot/.test(top?.name ?? ''),
@@ -215,12 +210,7 @@ writeFileSync(
 );
 writeFileSync(join(project, 'client.mjs'), STDIO_CLIENT(bin('toolsearch-mcp'), join(project, 'mcp.json')));
 const client = run(process.execPath, ['client.mjs'], { cwd: project, timeout: 120_000 });
-let handshake = null;
-try {
-  handshake = JSON.parse(client.stdout);
-} catch {
-  console.error(client.stdout, client.stderr);
-}
+const handshake = jsonOutput(client);
 check(
   ['search_tools', 'load_toolset', 'unload_toolset', 'call_tool'].every((t) => handshake?.tools?.includes(t)),
   `gateway: initialize + tools/list over stdio give the meta-tools (${handshake?.tools?.join(', ')})`,
@@ -231,12 +221,7 @@ check(handshake?.call === 'HELLO', `gateway: call_tool reaches the upstream serv
 // ---------------------------------------------------------------- library
 writeFileSync(join(project, 'library.mjs'), LIBRARY_SCRIPT());
 const library = run(process.execPath, ['library.mjs'], { cwd: project, timeout: 120_000 });
-let lib = null;
-try {
-  lib = JSON.parse(library.stdout);
-} catch {
-  console.error(library.stdout, library.stderr);
-}
+const lib = jsonOutput(library);
 check(
   lib?.top === 'weather__forecast' && lib?.byEmbedding,
   `library: "will I need an umbrella" finds the forecast by embedding (${lib?.top})`,
@@ -275,6 +260,16 @@ if (failures.length > 0) {
 console.log('release test: all checks passed');
 
 // ---------------------------------------------------------------- helpers
+/** A child's stdout as JSON, or null (its output shown) when it printed something else. */
+function jsonOutput(result) {
+  try {
+    return JSON.parse(result.stdout);
+  } catch {
+    console.error(result.stdout, result.stderr);
+    return null;
+  }
+}
+
 function round(x) {
   return x === null ? null : Math.round(x * 100) / 100;
 }
