@@ -115,7 +115,9 @@ export class Gateway {
    */
   createServer(context: ServeContext = {}): Server {
     const server = new Server(SERVER_INFO, {
-      capabilities: { tools: { listChanged: true } },
+      // logging/setLevel is accepted from 2025-era clients (we send them no log messages); the
+      // 2026-07-28 revision deprecates logging, so its clients are not offered it.
+      capabilities: { tools: { listChanged: true }, ...(context.era === 'modern' ? {} : { logging: {} }) },
       instructions: INSTRUCTIONS,
       cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT },
     });
