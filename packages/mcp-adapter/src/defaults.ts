@@ -16,4 +16,9 @@ export const ADAPTER_DEFAULTS = {
    * `toolsearch.redactSecrets: false` passes definitions and results through untouched.
    */
   redactSecrets: true,
-} as const satisfies { maxSessions: number; redactSecrets: boolean };
+  /**
+   * HTTP: a request body nested deeper than this ([ and {) is refused with 400 before it
+   * is parsed further: the SDK's validation recurses. Real tool arguments nest a few levels.
+   */
+  maxJsonDepth: 256,
+} as const satisfies { maxSessions: number; redactSecrets: boolean; maxJsonDepth: number };

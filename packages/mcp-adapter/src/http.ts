@@ -344,9 +344,32 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY_BYTES) throw new BodyError(`request body over ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
+  const text = Buffer.concat(chunks).toString('utf8');
+  // Deeper JSON than this is refused before anything walks it: validation and the SDK
+  // recurse, and 200,000 nested brackets overflowed the stack (a 500, or a dropped socket).
+  if (jsonDepth(text) > ADAPTER_DEFAULTS.maxJsonDepth)
+    throw new BodyError(`request body nests deeper than ${ADAPTER_DEFAULTS.maxJsonDepth} levels`);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw new BodyError('request body is not JSON');
   }
+}
+
+/** The deepest nesting of [ and { in a JSON text, outside strings; one linear pass. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
 }
