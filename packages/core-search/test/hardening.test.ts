@@ -1,6 +1,6 @@
 // Untrusted input (issue 9): every query has a work budget, saved indexes and caches are
 // checked before they are believed, and the engine owns what it indexes.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,8 @@ import { analyzeQuery, boundQuery } from '../src/analysis/query.js';
 import { stem } from '../src/analysis/stem.js';
 import { DEFAULTS } from '../src/defaults.js';
 import { EmbeddingDiskCache } from '../src/embedding/disk-cache.js';
+import { DEFAULT_MODEL_PATH } from '../src/embedding/index.js';
+import { createEmbeddingRetriever } from '../src/embedding/retriever.js';
 import { WordSpeller } from '../src/embedding/speller.js';
 import { embeddingInput, queryEmbeddingInput } from '../src/embedding/text.js';
 import {
@@ -249,6 +251,15 @@ describe('the embedding disk cache is checked before it is believed', () => {
     expect(warnings).toHaveLength(1);
     expect(again.documents).toBe(0);
   });
+
+  it.skipIf(!existsSync(DEFAULT_MODEL_PATH))(
+    'the bundled model reports its width, so its cache is width-checked',
+    async () => {
+      const retriever = createEmbeddingRetriever({ cacheDir: false, env: {} });
+      await retriever.ready();
+      expect(retriever.embedder.dims).toBe(100);
+    },
+  );
 
   it('a healthy cache is believed as it is', async () => {
     const dir = join(scratch, 'cache-healthy');

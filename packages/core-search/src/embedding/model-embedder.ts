@@ -36,6 +36,13 @@ export class ModelEmbedder implements Embedder {
   /** 'static' (TypeScript) or 'transformers' once loaded; undefined before. */
   runtime?: 'static' | 'transformers';
 
+  private picked?: Embedder;
+
+  /** The chosen runtime's vector width, once loaded. */
+  get dims(): number | undefined {
+    return this.picked?.dims;
+  }
+
   private choose(): Promise<Embedder> {
     this.chosen ??= this.pick();
     return this.chosen;
@@ -48,6 +55,7 @@ export class ModelEmbedder implements Embedder {
       try {
         await embedder.load();
         this.runtime = 'static';
+        this.picked = embedder;
         return embedder;
       } catch (error) {
         if (!(error instanceof NotStaticModelError)) throw error;
@@ -56,6 +64,7 @@ export class ModelEmbedder implements Embedder {
     const embedder = new TransformersEmbedder(this.options);
     await embedder.load();
     this.runtime = 'transformers';
+    this.picked = embedder;
     return embedder;
   }
 }

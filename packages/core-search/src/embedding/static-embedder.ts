@@ -129,8 +129,18 @@ export class StaticEmbedder implements Embedder {
     });
   }
 
+  /** The model's vector width, once loaded (the disk cache is checked against it). */
+  get dims(): number | undefined {
+    return this.width;
+  }
+
+  private width?: number;
+
   private getLoaded(): Promise<Loaded> {
-    this.loaded ??= this.read();
+    this.loaded ??= this.read().then((loaded) => {
+      this.width = loaded.model.dims;
+      return loaded;
+    });
     return this.loaded;
   }
 
