@@ -2,7 +2,8 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { META_TOOLS, withToolSearch } from '../src/index.js';
+import { META_TOOLS, STATELESS_META_TOOLS, serveHttp, type UseEvent, withToolSearch } from '../src/index.js';
+import { connectClient } from './eras-helpers.js';
 
 /** A developer's SDK v2 server: a few tools answering with what they got. */
 function buildServer(): McpServer {
@@ -56,5 +57,47 @@ describe('withToolSearch over an SDK v2 McpServer', () => {
       arguments: { name: 'mail__send_email', arguments: { to: 'a@b' } },
     });
     expect(text(hidden)).toBe('mail__send_email {"to":"a@b"}');
+  });
+});
+
+describe('withToolSearch over an SDK v2 McpServer, 2026-07-28 client over HTTP', () => {
+  it('keeps a fixed list, answers with schemas and handles, and calls hidden tools through call_tool', async () => {
+    const uses: UseEvent[] = [];
+    const http = await serveHttp({
+      port: 0,
+      log: () => {},
+      createServer: async () => {
+        const server = buildServer();
+        await withToolSearch(server, {
+          engine: { embedding: false },
+          env: {},
+          alwaysLoaded: ['calendar__list_events'],
+          handleKey: 'library-handle-key-0123456789abcdef',
+          onUse: (event) => uses.push(event),
+        });
+        return server;
+      },
+    });
+    open.push(http);
+    const c = await connectClient('v2-modern', { url: http.url });
+    open.push(c);
+    const fixed = [...STATELESS_META_TOOLS.map((t) => t.name), 'calendar__list_events'];
+    expect(await c.names()).toEqual(fixed);
+    const found = await c.call('search_tools', { query: 'weather forecast city', schemas: true });
+    expect(found.text).toMatch(/weather__forecast \[weather\].*\n {3}input: \{.*"city"/);
+    const loaded = await c.call('load_toolset', { tools: ['weather__forecast'], handle: found.handle });
+    expect(loaded.text).toContain('weather__forecast: Get the weather forecast');
+    expect(await c.names()).toEqual(fixed);
+    const called = await c.call('call_tool', {
+      name: 'weather__forecast',
+      arguments: { city: 'Oslo' },
+      handle: loaded.handle,
+    });
+    expect(called.text).toBe('weather__forecast {"city":"Oslo"}');
+    expect(await c.names()).toEqual(fixed);
+    expect(uses).toEqual([
+      { query: 'weather forecast city', tool: 'weather__forecast', via: 'load_toolset' },
+    ]);
+    expect(http.sessionCount()).toBe(0);
   });
 });
