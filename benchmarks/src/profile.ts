@@ -4,7 +4,7 @@
  *   pnpm -s tsx --conditions=toolsearch-source benchmarks/src/profile.ts <phase> [--size N]
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx --conditions=toolsearch-source benchmarks/src/profile.ts build10k
  *
- * Phases: build10k | lexical | hybrid | after-add | build100k | save-load. Prints timings and
+ * Phases: build10k | lexical | hybrid | after-add | build100k | search100k | save-load. Prints timings and
  * process.memoryUsage() after each step; needs ../shared/datasets. With `--cpu-prof-out FILE`
  * only the measured part (searches, or the build) is profiled, through node:inspector:
  *
@@ -121,20 +121,22 @@ if (phase === 'build10k') {
   console.log(
     `after add (wall ms): first ${med(wall.filter((_, i) => i % 2 === 0))}, again ${med(wall.filter((_, i) => i % 2 === 1))}`,
   );
-} else if (phase === 'build100k') {
+} else if (phase === 'build100k' || phase === 'search100k') {
   const tools = mirrorCorpus(sharedTools(DATASETS), size);
   console.log(`${tools.length} tools`);
   memory('corpus loaded');
-  await profileStart();
+  if (phase === 'build100k') await profileStart();
   const engine = await time('build lexical', async () => {
     const e = new ToolSearch({ tools, embedding: false });
     await e.ready();
     return e;
   });
-  await profileStop();
+  if (phase === 'build100k') await profileStop();
   memory('built');
   await time('first search', () => engine.search('take a screenshot of the page'));
+  if (phase === 'search100k') await profileStart();
   await searchAll(engine, 3);
+  if (phase === 'search100k') await profileStop();
   memory('searched');
 } else if (phase === 'save-load') {
   const tools = mirrorCorpus(sharedTools(DATASETS), size);

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { mirrorCorpus } from '../src/scale/mirror.js';
+import { WinkBaseline } from '../src/wink-baseline.js';
+
+const real = [
+  { name: 'take_screenshot', description: 'Capture the page as an image.' },
+  { name: 'github__create_issue', description: 'Open a new issue in a repository.' },
+  { name: 'send_email', description: 'Send an email message.', category: 'mail' },
+];
+
+describe('mirror corpus (the ~100k point)', () => {
+  it('repeats the real tools under new server prefixes until the size, names unique', () => {
+    const tools = mirrorCorpus(real, 8);
+    expect(tools.map((t) => t.name)).toEqual([
+      'take_screenshot',
+      'github__create_issue',
+      'send_email',
+      'mirror-2__take_screenshot',
+      'mirror-2__github__create_issue',
+      'mirror-2__send_email',
+      'mirror-3__take_screenshot',
+      'mirror-3__github__create_issue',
+    ]);
+    expect(new Set(tools.map((t) => t.name)).size).toBe(8);
+    // A mirror is its own toolset, named after the server it copies.
+    expect(tools[4]!.category).toBe('github-mirror-2');
+    expect(tools[5]!.category).toBe('mail-mirror-2');
+    expect(tools[3]!.description).toBe(real[0]!.description);
+  });
+
+  it('is empty without real tools', () => {
+    expect(mirrorCorpus([], 10)).toEqual([]);
+  });
+});
+
+describe('wink-bm25-text-search baseline', () => {
+  it('ranks by BM25 over the split name, description and toolset', () => {
+    const wink = new WinkBaseline(real);
+    expect(wink.search('send an email', 3)[0]).toBe('send_email');
+    expect(wink.search('capture a screenshot of the page', 3)[0]).toBe('take_screenshot');
+  });
+});
