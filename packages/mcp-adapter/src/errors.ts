@@ -12,7 +12,8 @@ export type AdapterErrorCode =
   | 'UPSTREAM_TIMEOUT' // the upstream did not answer within the call timeout
   | 'UPSTREAM_ERROR' // the upstream answered with a protocol error
   | 'UNAUTHORIZED' // HTTP transport: missing or wrong bearer token
-  | 'INVALID_HANDLE'; // a conversation handle was forged, altered, expired or oversized (details.reason)
+  | 'INVALID_HANDLE' // a conversation handle was forged, altered, expired or oversized (details.reason)
+  | 'STORE_ERROR'; // the learned-use store cannot be read, written or reached
 
 export class AdapterError extends Error {
   override readonly name = 'AdapterError';
