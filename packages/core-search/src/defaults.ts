@@ -90,6 +90,8 @@ export const DEFAULTS = {
   search: {
     limit: 10,
     maxLimit: 1000,
+    /** Alternative phrasings of one need that searchAlternatives fuses with the query. */
+    maxAlternatives: 3,
   },
 
   /**

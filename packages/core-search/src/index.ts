@@ -1,6 +1,8 @@
 // The public API of @toolsearch/core-search. Everything a user may import is
 // exported here by name; anything not exported here is internal.
 
+export type { Searchable } from './alternatives.js';
+export { fuseResponses, searchAlternatives } from './alternatives.js';
 export { analyze, analyzeWords } from './analysis/analyze.js';
 export { analyzeTool, toolsetOf } from './analysis/document.js';
 export { bareName, compactKey, serverPrefix, splitIdentifier } from './analysis/identifier.js';

@@ -54,6 +54,23 @@ export interface GatewayConfig {
   handleKey?: string;
   /** `toolsearch.redactSecrets`; unset means ADAPTER_DEFAULTS.redactSecrets (true). */
   redactSecrets?: boolean;
+  /**
+   * `toolsearch.learn`: false switches learning from use off; `store` is a redis:// URL
+   * (shared between gateway processes) or a file path; unset means the cache-dir file.
+   */
+  learn?: false | { store?: string; refreshMs?: number };
+  /** `toolsearch.enrich`: model-written phrasings for the upstream tools at start-up (opt-in). */
+  enrich?: EnrichConfig;
+}
+
+/** An OpenAI-compatible chat endpoint that writes phrasings; the key comes from the environment only. */
+export interface EnrichConfig {
+  endpoint: string;
+  model: string;
+  /** Name of the environment variable holding the API key (never the key itself). */
+  apiKeyEnv?: string;
+  concurrency?: number;
+  timeoutMs?: number;
 }
 
 export const DEFAULT_MAX_BOUND_TOOLS = 40;
@@ -225,6 +242,8 @@ const SETTINGS_KEYS = [
   'maxSessions',
   'handleKey',
   'redactSecrets',
+  'learn',
+  'enrich',
 ] as const;
 
 function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams'> {
@@ -273,7 +292,59 @@ function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams
       fail(`toolsearch.${field}`, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days)`);
     settings[field] = value as number;
   }
+  if (section.learn !== undefined) settings.learn = parseLearn(section.learn, fail);
+  if (section.enrich !== undefined) settings.enrich = parseEnrich(section.enrich, fail);
   return settings;
+}
+
+function parseLearn(raw: unknown, fail: Fail): GatewayConfig['learn'] {
+  if (raw === false) return false;
+  if (!isPlainObject(raw))
+    return fail('toolsearch.learn', 'must be false or an object { store?, refreshMs? }');
+  const out: { store?: string; refreshMs?: number } = {};
+  for (const key of Object.keys(raw))
+    if (key !== 'store' && key !== 'refreshMs')
+      fail(`toolsearch.learn.${key}`, 'is not a known setting (known: store, refreshMs)');
+  if (raw.store !== undefined) {
+    if (typeof raw.store !== 'string' || raw.store.trim() === '')
+      fail('toolsearch.learn.store', 'must be a redis:// URL or a file path');
+    out.store = raw.store as string;
+  }
+  if (raw.refreshMs !== undefined) {
+    const n = raw.refreshMs;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_TIMER_MS)
+      fail('toolsearch.learn.refreshMs', `must be an integer from 0 to ${MAX_TIMER_MS}`);
+    out.refreshMs = n as number;
+  }
+  return out;
+}
+
+const ENRICH_KEYS = ['endpoint', 'model', 'apiKeyEnv', 'concurrency', 'timeoutMs'];
+
+function parseEnrich(raw: unknown, fail: Fail): EnrichConfig {
+  if (!isPlainObject(raw)) return fail('toolsearch.enrich', 'must be an object { endpoint, model, ... }');
+  for (const key of Object.keys(raw))
+    if (!ENRICH_KEYS.includes(key))
+      fail(`toolsearch.enrich.${key}`, `is not a known setting (known: ${ENRICH_KEYS.join(', ')})`);
+  if ('apiKey' in raw)
+    fail('toolsearch.enrich.apiKey', 'is not allowed: name an environment variable in apiKeyEnv');
+  for (const key of ['endpoint', 'model'] as const)
+    if (typeof raw[key] !== 'string' || (raw[key] as string).trim() === '')
+      fail(`toolsearch.enrich.${key}`, 'must be a non-empty string');
+  const out: EnrichConfig = { endpoint: raw.endpoint as string, model: raw.model as string };
+  if (raw.apiKeyEnv !== undefined) {
+    if (typeof raw.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.apiKeyEnv))
+      fail('toolsearch.enrich.apiKeyEnv', 'must be an environment variable name');
+    out.apiKeyEnv = raw.apiKeyEnv as string;
+  }
+  for (const key of ['concurrency', 'timeoutMs'] as const) {
+    const n = raw[key];
+    if (n === undefined) continue;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_TIMER_MS)
+      fail(`toolsearch.enrich.${key}`, 'must be a positive integer');
+    out[key] = n as number;
+  }
+  return out;
 }
 
 /** `${VAR}` and `${VAR:-default}`, as in Claude Code and Cursor configs. */

@@ -1,0 +1,221 @@
+/**
+ * A learned-use store on Redis, shared by any number of gateway processes
+ * (replicas behind a load balancer). Counts live in hashes and grow with
+ * HINCRBY, which Redis applies atomically, so concurrent writers lose nothing;
+ * each process re-reads the hashes every `refreshMs` (Learning), so a use
+ * recorded by one replica reaches the others within that time.
+ *
+ * Keys (prefix default "toolsearch:learn:"): uses:count / uses:seen map a
+ * JSON [query, tool] to its count / latest epoch ms; pairs:count / pairs:seen
+ * the same for a JSON [toolA, toolB]. Loading trims what the bounds drop
+ * (aged or beyond the per-tool and total caps), so the hashes stay bounded.
+ */
+import { createClient } from 'redis';
+import { AdapterError } from '../errors.js';
+import { boundState, normalizeEvents, pairKey, parseState, useKey } from './aggregate.js';
+import type { LearnEvents, LearnedState, UsageStore } from './types.js';
+
+export interface RedisStoreOptions {
+  /** redis:// or rediss:// URL (credentials may be in it; they are never logged). */
+  url: string;
+  keyPrefix?: string;
+  /** How long one command (or the first connection) may take. Default 5000 ms. */
+  timeoutMs?: number;
+  log?: (line: string) => void;
+  now?: () => number;
+}
+
+type Client = ReturnType<typeof createClient>;
+
+/** The URL without its password, for logs and messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'redis (unparseable URL)';
+  }
+}
+
+export class RedisUsageStore implements UsageStore {
+  readonly description: string;
+  private readonly client: Client;
+  private readonly prefix: string;
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: RedisStoreOptions) {
+    let protocol: string;
+    try {
+      protocol = new URL(options.url).protocol;
+    } catch {
+      throw new AdapterError('INVALID_CONFIG', `learn store: "${redactUrl(options.url)}" is not a URL`);
+    }
+    if (protocol !== 'redis:' && protocol !== 'rediss:')
+      throw new AdapterError('INVALID_CONFIG', `learn store: expected a redis:// URL, got ${protocol}`);
+    this.description = `redis ${redactUrl(options.url)}`;
+    this.prefix = options.keyPrefix ?? 'toolsearch:learn:';
+    this.timeoutMs = options.timeoutMs ?? 5_000;
+    this.now = options.now ?? Date.now;
+    const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    this.client = createClient({
+      url: options.url,
+      // Commands fail at once while Redis is away (the caller logs and goes on) instead of queueing without bound.
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: this.timeoutMs,
+        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000),
+      },
+    });
+    let warned = false;
+    // Without a listener an 'error' event would end the process; one line per outage is enough.
+    this.client.on('error', (err: Error) => {
+      if (warned) return;
+      warned = true;
+      log(`toolsearch-mcp: ${this.description}: ${err.message}`);
+    });
+    this.client.on('ready', () => {
+      warned = false;
+    });
+  }
+
+  async record(events: LearnEvents): Promise<void> {
+    const fresh = normalizeEvents(events, this.now());
+    if (fresh.uses.length + fresh.together.length === 0) return;
+    await this.connect();
+    const multi = this.client.multi();
+    for (const u of fresh.uses) {
+      const field = useKey(u.query, u.tool);
+      multi.hIncrBy(this.key('uses:count'), field, u.count);
+      multi.hSet(this.key('uses:seen'), field, String(u.lastSeen));
+    }
+    for (const p of fresh.together) {
+      const field = pairKey(...p.tools);
+      multi.hIncrBy(this.key('pairs:count'), field, p.count);
+      multi.hSet(this.key('pairs:seen'), field, String(p.lastSeen));
+    }
+    await this.timed(multi.exec(), 'record');
+  }
+
+  async load(): Promise<LearnedState> {
+    await this.connect();
+    const [useCounts, useSeen, pairCounts, pairSeen] = await this.timed(
+      Promise.all([
+        this.client.hGetAll(this.key('uses:count')),
+        this.client.hGetAll(this.key('uses:seen')),
+        this.client.hGetAll(this.key('pairs:count')),
+        this.client.hGetAll(this.key('pairs:seen')),
+      ]),
+      'load',
+    );
+    const now = this.now();
+    const raw = {
+      uses: entries(useCounts, useSeen).map(([[query, tool], count, lastSeen]) => ({
+        query,
+        tool,
+        count,
+        lastSeen,
+      })),
+      together: entries(pairCounts, pairSeen).map(([tools, count, lastSeen]) => ({ tools, count, lastSeen })),
+    };
+    const state = parseState(raw, now) ?? { uses: [], together: [] };
+    await this.trim(useCounts, pairCounts, state);
+    return boundState(state, now);
+  }
+
+  async clear(): Promise<void> {
+    await this.connect();
+    await this.timed(
+      this.client.del(['uses:count', 'uses:seen', 'pairs:count', 'pairs:seen'].map((k) => this.key(k))),
+      'clear',
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.client.isOpen) await this.client.close().catch(() => this.client.destroy());
+  }
+
+  /** Deletes the fields the bounds dropped, so the hashes never outgrow them for long. */
+  private async trim(
+    useCounts: Record<string, string>,
+    pairCounts: Record<string, string>,
+    kept: LearnedState,
+  ): Promise<void> {
+    const keepUses = new Set(kept.uses.map((u) => useKey(u.query, u.tool)));
+    const keepPairs = new Set(kept.together.map((p) => pairKey(...p.tools)));
+    const dropUses = Object.keys(useCounts).filter((f) => !keepUses.has(f));
+    const dropPairs = Object.keys(pairCounts).filter((f) => !keepPairs.has(f));
+    if (dropUses.length + dropPairs.length === 0) return;
+    const multi = this.client.multi();
+    if (dropUses.length > 0) {
+      multi.hDel(this.key('uses:count'), dropUses);
+      multi.hDel(this.key('uses:seen'), dropUses);
+    }
+    if (dropPairs.length > 0) {
+      multi.hDel(this.key('pairs:count'), dropPairs);
+      multi.hDel(this.key('pairs:seen'), dropPairs);
+    }
+    await this.timed(multi.exec(), 'trim');
+  }
+
+  private key(name: string): string {
+    return `${this.prefix}${name}`;
+  }
+
+  private connect(): Promise<void> {
+    if (this.closed) return Promise.reject(new AdapterError('STORE_ERROR', `${this.description} is closed`));
+    if (this.client.isReady) return Promise.resolve();
+    this.connecting ??= this.timed(
+      this.client.connect().then(() => undefined),
+      'connect',
+    ).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async timed<T>(work: Promise<T>, what: string): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new AdapterError('STORE_ERROR', `${this.description}: ${what} took over ${this.timeoutMs} ms`),
+          ),
+        this.timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } catch (err) {
+      if (err instanceof AdapterError) throw err;
+      throw new AdapterError('STORE_ERROR', `${this.description}: ${what} failed: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Pairs a count hash with its time hash; fields whose JSON or numbers are malformed are skipped. */
+function entries(
+  counts: Record<string, string>,
+  seen: Record<string, string>,
+): [[string, string], number, number][] {
+  const out: [[string, string], number, number][] = [];
+  for (const [field, count] of Object.entries(counts)) {
+    let key: unknown;
+    try {
+      key = JSON.parse(field);
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(key) || key.length !== 2 || typeof key[0] !== 'string' || typeof key[1] !== 'string')
+      continue;
+    out.push([[key[0], key[1]], Number(count), Number(seen[field] ?? 0)]);
+  }
+  return out;
+}
