@@ -13,5 +13,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // No test learns into the developer's cache directory (learned uses would change later
+    // runs' rankings): a test that learns passes its own store and environment.
+    env: { TOOLSEARCH_NO_LEARN: '1' },
   },
 });

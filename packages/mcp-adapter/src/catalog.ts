@@ -8,11 +8,24 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   type SearchResponse,
+  searchAlternatives,
+  summarize,
   type ToolDefinition,
   ToolSearch,
   ToolSearchError,
   type ToolsetInfo,
 } from '@toolsearch/core-search';
+import type { LearnedUse } from './learn/types.js';
+
+/**
+ * core-search's API for phrasings learned from use and written by a model
+ * (engine.learn, engine.addPhrasings). Typed here as optional so the adapter
+ * builds against a core-search without them; every call goes through Catalog.
+ */
+interface PhrasingEngine {
+  learn?(uses: LearnedUse | LearnedUse[]): unknown;
+  addPhrasings?(name: string, phrasings: string[]): unknown;
+}
 
 export type EngineOptions = Omit<NonNullable<ConstructorParameters<typeof ToolSearch>[0]>, 'tools'>;
 
@@ -34,12 +47,20 @@ export function toolsetOf(name: string, explicit?: string): string {
 export interface CatalogSearchOptions {
   limit: number;
   toolset?: string;
+  /** Other phrasings of the same need, fused with the query (searchAlternatives). */
+  alternatives?: readonly string[];
 }
+
+/** Most phrasings Catalog keeps per tool from addPhrasings (enrichment); the engine bounds its own. */
+const MAX_ADDED_PHRASINGS = 20;
 
 export class Catalog {
   private readonly engine: ToolSearch;
   private readonly tools = new Map<string, CatalogTool>();
   private readonly log: (line: string) => void;
+  /** Phrasings added per tool (model-written), re-applied when an upstream re-lists the tool. */
+  private readonly added = new Map<string, string[]>();
+  private readonly indexedListeners = new Set<(names: readonly string[]) => void>();
 
   constructor(options: { engine?: EngineOptions; log?: (line: string) => void } = {}) {
     this.engine = new ToolSearch(options.engine ?? {});
@@ -91,6 +112,54 @@ export class Catalog {
       this.engine.add(entries.map(toEngineTool));
     }
     for (const entry of entries) this.tools.set(entry.name, entry);
+    const engine = this.engine as unknown as PhrasingEngine;
+    for (const entry of entries) {
+      const added = this.added.get(entry.name);
+      if (added && engine.addPhrasings) engine.addPhrasings(entry.name, added);
+    }
+    const names = entries.map((e) => e.name);
+    for (const listener of this.indexedListeners) listener(names);
+  }
+
+  /** Called with the names of tools (re-)indexed, e.g. to feed them their learned uses. */
+  onIndexed(listener: (names: readonly string[]) => void): () => void {
+    this.indexedListeners.add(listener);
+    return () => this.indexedListeners.delete(listener);
+  }
+
+  /** Feeds learned (query -> tool) uses to the engine. Uses of unknown tools are dropped. */
+  learn(uses: readonly LearnedUse[]): void {
+    const known = uses.filter((u) => this.tools.has(u.tool));
+    const engine = this.engine as unknown as PhrasingEngine;
+    if (known.length > 0 && engine.learn) engine.learn(known);
+  }
+
+  /** Adds everyday phrasings to a tool (enrichment); kept across re-lists of its upstream. */
+  addPhrasings(name: string, phrasings: readonly string[]): void {
+    if (!this.tools.has(name)) return;
+    const list = [...new Set([...(this.added.get(name) ?? []), ...phrasings])].slice(0, MAX_ADDED_PHRASINGS);
+    this.added.set(name, list);
+    const engine = this.engine as unknown as PhrasingEngine;
+    engine.addPhrasings?.(name, [...phrasings]);
+  }
+
+  /** Phrasings a tool brings or was given: its definition's, then added ones. */
+  phrasingsOf(name: string): string[] {
+    const tool = this.engine.get(name);
+    const own = [...((tool?.phrasings as string[] | undefined) ?? []), ...(tool?.examples ?? [])];
+    return [...new Set([...own, ...(this.added.get(name) ?? [])])];
+  }
+
+  /** The tools of `name`'s toolset closest to it (its summary searched within the toolset). */
+  async closest(name: string, limit: number): Promise<string[]> {
+    const entry = this.tools.get(name);
+    if (!entry) return [];
+    const text = summarize(entry.definition.description) || name;
+    const response = await this.engine.search(text, { limit: limit + 1, toolsets: [entry.toolset] });
+    return response.results
+      .map((r) => r.name)
+      .filter((n) => n !== name)
+      .slice(0, limit);
   }
 
   /** Adds tools whose toolset follows from their name (library mode). */
@@ -104,7 +173,7 @@ export class Catalog {
   }
 
   search(query: string, options: CatalogSearchOptions): Promise<SearchResponse> {
-    return this.engine.search(query, {
+    return searchAlternatives(this.engine, query, options.alternatives ?? [], {
       limit: options.limit,
       ...(options.toolset ? { toolsets: [options.toolset] } : {}),
     });

@@ -13,7 +13,25 @@ import { readGatewayConfig } from './gateway/config.js';
 import { Gateway } from './gateway/gateway.js';
 import { redactSecrets } from './gateway/redact.js';
 import { serveHttp } from './http.js';
+import { type LearnOption, openStore } from './learn/open.js';
 import { defaultReportQuery, formatTokenReport, tokenReport } from './report.js';
+
+/** --no-learn > --learn-store > mcp.json's toolsearch.learn > the cache-dir file. */
+function learnSetting(
+  values: { 'no-learn'?: boolean; 'learn-store'?: string | undefined },
+  config: { learn?: false | { store?: string; refreshMs?: number } },
+): LearnOption {
+  if (values['no-learn']) return false;
+  const base = config.learn === false ? {} : (config.learn ?? {});
+  if (values['learn-store'] !== undefined) {
+    if (values['learn-store'].trim() === '')
+      throw new AdapterError('INVALID_CONFIG', '--learn-store must be a redis:// URL or a file path', {
+        field: '--learn-store',
+      });
+    return { ...base, store: values['learn-store'] };
+  }
+  return config.learn ?? {};
+}
 
 const HELP = `Usage: toolsearch-mcp --config mcp.json [options]
 
@@ -34,6 +52,12 @@ every MCP server in mcp.json ("mcpServers" format of Claude Desktop / Cursor).
                          a request (default: toolsearch.sessionIdleTimeoutMs, else 1800)
   --max-sessions <n>     HTTP: cap on open sessions; more initializes get 503
                          (default: toolsearch.maxSessions, else 256)
+  --no-learn             do not learn from use (also TOOLSEARCH_NO_LEARN=1,
+                         or "learn": false in mcp.json's toolsearch section)
+  --learn-store <s>      where learned uses live: a redis://host:port URL shared
+                         by several gateways, or a file (default: toolsearch.learn.store,
+                         else learned.json in $XDG_CACHE_HOME/toolsearch)
+  --clear-learned        delete the learned uses of that store, then exit
   -h, --help             this help
 
 Environment: TOOLSEARCH_ALWAYS_LOADED=a__x,b (tools or toolsets always listed).
@@ -53,6 +77,9 @@ async function main(argv: string[]): Promise<void> {
       'list-changed-window': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'max-sessions': { type: 'string' },
+      'no-learn': { type: 'boolean', default: false },
+      'learn-store': { type: 'string' },
+      'clear-learned': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -68,9 +95,18 @@ async function main(argv: string[]): Promise<void> {
   // Flag > mcp.json > default; validated before any upstream starts.
   const settings = resolveSettings(values, config);
   const port = values.port !== undefined ? positiveInt('--port', values.port, true) : 3000;
+  const learn = learnSetting(values, config);
+  if (values['clear-learned']) {
+    const { store } = openStore(learn === false ? {} : learn, { log });
+    await store.clear();
+    await store.close();
+    log(`toolsearch-mcp: cleared the learned uses in ${store.description}`);
+    return;
+  }
   const gateway = await Gateway.start({
     config,
     log,
+    learn,
     ...(settings.listChangedWindowMs !== undefined
       ? { listChangedWindowMs: settings.listChangedWindowMs }
       : {}),

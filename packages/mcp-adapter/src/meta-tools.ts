@@ -5,8 +5,10 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog } from './catalog.js';
+import { toolDetails } from './details.js';
 import { AdapterError } from './errors.js';
 import { type FollowedSearch, type HandleCodec, type HandleState, takeFollowed } from './handles.js';
+import type { ConversationLearner, Learning } from './learn/learning.js';
 import {
   errorResult,
   renderLoad,
@@ -26,12 +28,21 @@ export const UNLOAD_TOOLSET = 'unload_toolset';
 export const CALL_TOOL = 'call_tool';
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
+/** Alternative phrasings search_tools takes (DEFAULTS.search.maxAlternatives of core-search). */
+export const MAX_ALTERNATIVES = 3;
 
 const names = { type: 'array', items: { type: 'string' } } as const;
 const searchArgs = {
-  query: { type: 'string', description: 'What you want to do' },
+  query: { type: 'string', description: 'The action as a tool would be named: verb + object' },
+  alternatives: {
+    type: 'array',
+    items: { type: 'string' },
+    maxItems: MAX_ALTERNATIVES,
+    description: 'The same need in plain words',
+  },
   limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_LIMIT, default: DEFAULT_SEARCH_LIMIT },
   toolset: { type: 'string' },
+  detail: { type: 'boolean', description: 'Add example requests and related tools' },
 } as const;
 const searchAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
@@ -179,12 +190,16 @@ export interface MetaBackend {
    * names up again); throws UPSTREAM_DOWN when it stays down; false when none applies.
    */
   revive?(names: readonly string[]): Promise<boolean>;
+  /** Learned uses and co-uses, for the details of tools (absent: learning off). */
+  learning?: Learning;
 }
 
 export interface MetaContext {
   readonly backend: MetaBackend;
   /** Legacy mode's bindings; stateless mode reads only its always-loaded tools. */
   readonly session: SessionState;
+  /** This 2025-era session's calls, for tools used together (absent: learning off, or stateless). */
+  readonly conversation?: ConversationLearner;
   /** Makes the session's bound set visible to the client and sends tools/list_changed. */
   bindingsChanged(): void;
   /** Default `legacy`. */
@@ -227,10 +242,12 @@ export async function runMetaTool(
 
 interface SearchInput {
   query?: string;
+  alternatives?: string[];
   limit?: number;
   toolset?: string;
   schemas?: boolean;
   handle?: string;
+  detail?: boolean;
 }
 interface SelectionInput {
   toolsets?: string[];
@@ -300,14 +317,25 @@ async function searchTools(ctx: MetaContext, input: SearchInput): Promise<CallTo
   const response = await catalog.search(query, {
     limit,
     ...(input.toolset ? { toolset: input.toolset } : {}),
+    ...(input.alternatives ? { alternatives: input.alternatives } : {}),
   });
   const search: FollowedSearch = { query, offered: response.results.map((r) => r.name) };
+  const details = input.detail
+    ? await toolDetails(
+        catalog,
+        ctx.backend.learning,
+        response.results.map((r) => r.name),
+      )
+    : undefined;
   if (!stateless(ctx)) {
     ctx.session.lastSearch = search;
-    return textResult(renderSearch(response, ctx.session));
+    return textResult(renderSearch(response, ctx.session, details));
   }
   const handle = await ctx.handles.mint({ search, loaded: prior?.loaded ?? [] });
-  return withHandle(renderSearchStateless(response, catalog, input.schemas === true, handle), handle);
+  return withHandle(
+    renderSearchStateless(response, catalog, input.schemas === true, handle, details),
+    handle,
+  );
 }
 
 /** Expands toolsets and tools to tool names; unknown names fail the whole request, with suggestions. */
@@ -337,7 +365,12 @@ async function loadToolset(ctx: MetaContext, input: SelectionInput): Promise<Cal
   const outcome = ctx.session.load(await resolveSelection(ctx, input));
   if (outcome.loaded.length + outcome.evicted.length > 0) ctx.bindingsChanged();
   reportUse(ctx, ctx.session.lastSearch, [...outcome.loaded, ...outcome.already], 'load_toolset');
-  return textResult(renderLoad(outcome, ctx.backend.catalog, ctx.session));
+  // Clients that take schemas from this answer (not from tools/list) get the details with them.
+  const details =
+    ctx.session.listChangedSupport() === 'no'
+      ? await toolDetails(ctx.backend.catalog, ctx.backend.learning, [...outcome.loaded, ...outcome.already])
+      : undefined;
+  return textResult(renderLoad(outcome, ctx.backend.catalog, ctx.session, details));
 }
 
 /** Nothing is bound: the answer carries the schemas, and a handle naming what the conversation loaded. */
@@ -353,7 +386,12 @@ async function loadStateless(
   // Least recently loaded first, as in a session, so the cap drops the oldest.
   const loaded = [...prior.loaded.filter((n) => !chosen.includes(n)), ...chosen].slice(-cap);
   const handle = await ctx.handles.mint({ ...(prior.search ? { search: prior.search } : {}), loaded });
-  return withHandle(renderLoadStateless(chosen, wanted.slice(cap), ctx.backend.catalog, handle, cap), handle);
+  // A 2026-07-28 client takes its schemas from this answer: the details come with them.
+  const details = await toolDetails(ctx.backend.catalog, ctx.backend.learning, chosen);
+  return withHandle(
+    renderLoadStateless(chosen, wanted.slice(cap), ctx.backend.catalog, handle, cap, details),
+    handle,
+  );
 }
 
 async function unloadToolset(ctx: MetaContext, input: SelectionInput): Promise<CallToolResult> {
@@ -388,6 +426,7 @@ async function callTool(ctx: MetaContext, input: CallInput, extra: RequestExtra)
   } else {
     ctx.session.touch(input.name);
     reportUse(ctx, ctx.session.lastSearch, [input.name], 'call');
+    ctx.conversation?.calledTool(input.name);
   }
   return await ctx.backend.callTool(input.name, args, extra);
 }

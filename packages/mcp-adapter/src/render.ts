@@ -6,6 +6,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SearchResponse } from '@toolsearch/core-search';
 import type { Catalog } from './catalog.js';
+import { renderDetail, type ToolDetail } from './details.js';
 import { AdapterError } from './errors.js';
 import type { ToolsetStatus } from './meta-tools.js';
 import type { LoadOutcome, SessionState, UnloadOutcome } from './session.js';
@@ -33,7 +34,11 @@ export function errorResult(err: unknown): CallToolResult {
   };
 }
 
-export function renderSearch(response: SearchResponse, session: SessionState): string {
+export function renderSearch(
+  response: SearchResponse,
+  session: SessionState,
+  details?: ReadonlyMap<string, ToolDetail>,
+): string {
   const proxy = session.listChangedSupport() === 'no';
   if (response.results.length === 0)
     return `No tools match "${response.query}". Try other words, or search_tools {} for the toolsets.`;
@@ -42,6 +47,8 @@ export function renderSearch(response: SearchResponse, session: SessionState): s
   response.results.forEach((r, i) => {
     const loaded = session.isBound(r.name) ? ' (loaded)' : '';
     lines.push(`${i + 1}. ${r.name} [${r.toolset}]${loaded} ${r.summary}`);
+    const detail = renderDetail(details?.get(r.name));
+    if (detail) lines.push(detail);
   });
   const sets = response.toolsets.slice(0, 3).map((t) => `${t.toolset} (${t.hits} hits/${t.toolCount} tools)`);
   if (sets.length > 0) lines.push(`Toolsets: ${sets.join(', ')}`);
@@ -86,7 +93,12 @@ function health(status: ToolsetStatus | undefined): string {
   return `, upstream ${status.state}${status.error ? `: ${status.error}` : ''}`;
 }
 
-export function renderLoad(outcome: LoadOutcome, catalog: Catalog, session: SessionState): string {
+export function renderLoad(
+  outcome: LoadOutcome,
+  catalog: Catalog,
+  session: SessionState,
+  details?: ReadonlyMap<string, ToolDetail>,
+): string {
   const lines: string[] = [];
   if (outcome.loaded.length > 0) lines.push(`Loaded ${outcome.loaded.length}: ${outcome.loaded.join(', ')}.`);
   if (outcome.already.length > 0) lines.push(`Already loaded: ${outcome.already.join(', ')}.`);
@@ -102,7 +114,10 @@ export function renderLoad(outcome: LoadOutcome, catalog: Catalog, session: Sess
     lines.push('Your client does not refresh its tool list: call these with call_tool {"name","arguments"}:');
     for (const name of requested) {
       const line = schemaLine(catalog, name);
-      if (line) lines.push(line);
+      if (!line) continue;
+      lines.push(line);
+      const detail = renderDetail(details?.get(name));
+      if (detail) lines.push(detail);
     }
   } else if (requested.length > 0) {
     lines.push(
@@ -134,6 +149,7 @@ export function renderSearchStateless(
   catalog: Catalog,
   schemas: boolean,
   handle: string,
+  details?: ReadonlyMap<string, ToolDetail>,
 ): string {
   if (response.results.length === 0)
     return `No tools match "${response.query}". Try other words, or search_tools {} for the toolsets.`;
@@ -143,6 +159,8 @@ export function renderSearchStateless(
     lines.push(`${i + 1}. ${r.name} [${r.toolset}] ${r.summary}`);
     const def = schemas ? catalog.get(r.name)?.definition : undefined;
     if (def) lines.push(`   input: ${JSON.stringify(def.inputSchema)}`);
+    const detail = renderDetail(details?.get(r.name));
+    if (detail) lines.push(detail);
   });
   const sets = response.toolsets.slice(0, 3).map((t) => `${t.toolset} (${t.hits} hits/${t.toolCount} tools)`);
   if (sets.length > 0) lines.push(`Toolsets: ${sets.join(', ')}`);
@@ -164,11 +182,15 @@ export function renderLoadStateless(
   catalog: Catalog,
   handle: string,
   cap: number,
+  details?: ReadonlyMap<string, ToolDetail>,
 ): string {
   const lines = [`Schemas of ${names.length} tools; call them with call_tool {"name","arguments","handle"}:`];
   for (const name of names) {
     const line = schemaLine(catalog, name);
-    if (line) lines.push(line);
+    if (!line) continue;
+    lines.push(line);
+    const detail = renderDetail(details?.get(name));
+    if (detail) lines.push(detail);
   }
   if (overCap.length > 0) lines.push(`Not loaded (more than ${cap} at once): ${overCap.join(', ')}.`);
   lines.push(handleLine(handle));

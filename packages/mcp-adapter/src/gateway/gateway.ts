@@ -13,6 +13,8 @@ import { type ListToolsResult, Server } from '@modelcontextprotocol/server';
 import { Catalog, type EngineOptions } from '../catalog.js';
 import { HandleCodec } from '../handles.js';
 import type { ServeContext } from '../http.js';
+import { Learning } from '../learn/learning.js';
+import { type LearnOption, learningDisabledByEnv, openStore } from '../learn/open.js';
 import { modernRevisionOf, signalOf } from '../library/sdk-internals.js';
 import {
   findTool,
@@ -51,6 +53,14 @@ export interface GatewayOptions {
    * offered, in either protocol era (the hook a learning store plugs into).
    */
   onUse?: (event: UseEvent) => void;
+  /**
+   * Learning from use: false switches it off; else the store (default: the config's
+   * `toolsearch.learn`, else the file in the cache directory). TOOLSEARCH_NO_LEARN=1
+   * in `env` switches it off whatever this says.
+   */
+  learn?: LearnOption;
+  /** Environment for TOOLSEARCH_NO_LEARN and the cache directory. Default process.env. */
+  env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
 }
 
@@ -66,6 +76,8 @@ export const TOOL_LIST_CACHE_HINT = { ttlMs: 60_000, cacheScope: 'private' } as 
 export class Gateway {
   readonly catalog: Catalog;
   readonly upstreams: UpstreamManager;
+  /** Learned uses (absent when learning is off); `learning.use(query, tool)` records one. */
+  learning: Learning | undefined;
   private readonly config: GatewayConfig;
   private readonly options: GatewayOptions;
   private readonly log: (line: string) => void;
@@ -73,6 +85,7 @@ export class Gateway {
   private readonly unsubscribe: () => void;
   /** Signs the handles of 2026-07-28 conversations. */
   readonly handles: HandleCodec;
+  private unindexed: (() => void) | undefined;
 
   private constructor(options: GatewayOptions) {
     this.options = options;
@@ -105,7 +118,24 @@ export class Gateway {
     const gateway = new Gateway(options);
     await gateway.upstreams.start();
     for (const upstream of gateway.config.upstreams) gateway.reindex(upstream.name);
+    await gateway.startLearning();
     return gateway;
+  }
+
+  /** A followed search (either era): the learning store records it, then the caller's hook hears of it. */
+  private used(event: UseEvent): void {
+    this.learning?.use(event.query, event.tool);
+    this.options.onUse?.(event);
+  }
+
+  /** Loads the learned uses into the engine and keeps them in step with the store. */
+  private async startLearning(): Promise<void> {
+    const env = this.options.env ?? process.env;
+    const option = this.options.learn ?? this.config.learn ?? {};
+    if (option === false || learningDisabledByEnv(env)) return;
+    const { store, refreshMs } = openStore(option, { env, log: this.log });
+    this.learning = await Learning.start({ store, target: this.catalog, refreshMs, log: this.log });
+    this.unindexed = this.catalog.onIndexed((names) => this.learning?.reindexed(names));
   }
 
   /**
@@ -138,6 +168,8 @@ export class Gateway {
       this.sessions.add(entry);
       server.onclose = () => this.sessions.delete(entry);
     }
+    // Tools called together in one 2025-era session (co-use), for related tools in details.
+    const conversation = context.era !== 'modern' ? this.learning?.conversation() : undefined;
 
     const backend: MetaBackend = {
       catalog: this.catalog,
@@ -145,6 +177,7 @@ export class Gateway {
         this.upstreams.call(name, args, { timeoutMs: this.config.callTimeoutMs, signal: signalOf(extra) }),
       status: () => this.status(),
       revive: (names) => this.upstreams.revive(names),
+      ...(this.learning ? { learning: this.learning } : {}),
     };
     const contextFor = (mode: MetaMode): MetaContext => ({
       backend,
@@ -152,7 +185,8 @@ export class Gateway {
       bindingsChanged: notify,
       mode,
       handles: this.handles,
-      ...(this.options.onUse ? { onUse: this.options.onUse } : {}),
+      ...(this.options.onUse || this.learning ? { onUse: (event: UseEvent) => this.used(event) } : {}),
+      ...(conversation && mode === 'legacy' ? { conversation } : {}),
       log: this.log,
     });
     const modeOf = (extra: object): MetaMode => (modernRevisionOf(extra) ? 'stateless' : 'legacy');
@@ -175,6 +209,7 @@ export class Gateway {
         if (!(await findTool(ctx, name))) return await unknownTools(ctx, [name]);
         if (ctx.mode === 'legacy') state.touch(name);
         noteDirectCall(ctx, name);
+        if (ctx.mode === 'legacy') conversation?.calledTool(name);
         return await backend.callTool(name, args ?? {}, extra);
       } catch (err) {
         return errorResult(err);
@@ -194,6 +229,8 @@ export class Gateway {
 
   async close(): Promise<void> {
     this.unsubscribe();
+    this.unindexed?.();
+    await this.learning?.close();
     await this.upstreams.close();
   }
 

@@ -1,12 +1,10 @@
 /**
  * Learning from use, in the adapter: what a conversation searched for and then
- * loaded or called becomes a (query -> tool) use, fed to the search engine at
- * once and to the store for the next start (and, with a shared store, for the
- * other gateway processes, picked up by `refresh`).
- *
- * Only followed searches are recorded: a search whose result the conversation
- * then loads (by tool, or by its toolset) or calls. Arguments, results, other
- * tool names and anything else about the conversation are never seen here.
+ * loaded or called (the meta-tools' onUse hook, either protocol era) becomes a
+ * (query -> tool) use, fed to the search engine at once and to the store for
+ * the next start (and, with a shared store, for the other gateway processes,
+ * picked up by `refresh`). Arguments, results and anything else about the
+ * conversation never reach this module.
  */
 import { normalizeQuery, pairKey, useKey } from './aggregate.js';
 import { LEARN_LIMITS } from './limits.js';
@@ -27,8 +25,6 @@ export interface LearningOptions {
   now?: () => number;
 }
 
-/** How many recent searches of a conversation a load or call may follow. */
-export const FOLLOW_WINDOW = 5;
 /** How many recently called tools of a conversation pair with the next call. */
 export const CO_USE_WINDOW = 10;
 
@@ -86,6 +82,16 @@ export class Learning {
     const together = new Map(state.together.map((p) => [pairKey(...p.tools), p]));
     for (const [key, pair] of this.together) if (!together.has(key)) together.set(key, pair);
     this.together = together;
+    this.feed();
+  }
+
+  /**
+   * Tools the catalog (re-)indexed: their learned uses go to the engine again,
+   * since a re-indexed tool starts from its definition.
+   */
+  reindexed(names: readonly string[]): void {
+    const tools = new Set(names);
+    for (const [key, use] of this.uses) if (tools.has(use.tool)) this.fed.delete(key);
     this.feed();
   }
 
@@ -190,67 +196,21 @@ export class Learning {
   }
 }
 
-interface Search {
-  query: string;
-  /** Result tool names, best first. */
-  results: { name: string; toolset: string }[];
-  /** Tools already recorded for this search. */
-  recorded: Set<string>;
-}
-
 /**
- * One conversation's recent searches and calls. A load or call that follows a
- * search whose results hold the tool records (query -> tool), once per search
- * and tool. Loading a whole toolset credits that toolset's best result only:
- * the conversation asked for the toolset, not for every tool in it.
+ * One 2025-era session's calls, for co-use: each pair of distinct tools it
+ * calls is recorded once. (Which searches a load or call follows is told by
+ * the meta-tools' onUse hook, in both protocol eras; it feeds Learning.use.)
  */
 export class ConversationLearner {
-  private readonly searches: Search[] = [];
   private readonly called: string[] = [];
 
   constructor(private readonly learning: Learning) {}
 
-  searched(query: string, results: readonly { name: string; toolset: string }[]): void {
-    if (results.length === 0) return;
-    this.searches.push({
-      query,
-      results: results.map(({ name, toolset }) => ({ name, toolset })),
-      recorded: new Set(),
-    });
-    if (this.searches.length > FOLLOW_WINDOW) this.searches.shift();
-  }
-
-  loaded(tools: readonly string[], toolsets: readonly string[]): void {
-    for (const tool of tools) this.follow(tool);
-    for (const toolset of toolsets) {
-      const search = this.latest((s) => s.results.some((r) => r.toolset === toolset));
-      const best = search?.results.find((r) => r.toolset === toolset);
-      if (search && best) this.credit(search, best.name);
-    }
-  }
-
   calledTool(tool: string): void {
-    this.follow(tool);
     if (this.called.includes(tool)) return;
     for (const other of this.called) this.learning.usedTogether(tool, other);
     this.called.push(tool);
     if (this.called.length > CO_USE_WINDOW) this.called.shift();
-  }
-
-  private follow(tool: string): void {
-    const search = this.latest((s) => s.results.some((r) => r.name === tool));
-    if (search) this.credit(search, tool);
-  }
-
-  private credit(search: Search, tool: string): void {
-    if (search.recorded.has(tool)) return;
-    search.recorded.add(tool);
-    this.learning.use(search.query, tool);
-  }
-
-  private latest(test: (s: Search) => boolean): Search | undefined {
-    for (let i = this.searches.length - 1; i >= 0; i--) if (test(this.searches[i]!)) return this.searches[i];
-    return undefined;
   }
 }
 

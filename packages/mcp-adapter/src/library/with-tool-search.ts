@@ -9,6 +9,8 @@ import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotoco
 import { Catalog, type EngineOptions } from '../catalog.js';
 import { AdapterError } from '../errors.js';
 import { HANDLE_KEY_ENV, HandleCodec } from '../handles.js';
+import { Learning } from '../learn/learning.js';
+import { type LearnOption, learningDisabledByEnv, openStore } from '../learn/open.js';
 import {
   INSTRUCTIONS,
   isMetaTool,
@@ -43,7 +45,13 @@ export interface WithToolSearchOptions {
   toolsetOf?: (name: string, tool: Tool) => string | undefined;
   /** core-search options (strategies, synonyms, embedding model). */
   engine?: EngineOptions;
-  /** Environment to read TOOLSEARCH_ALWAYS_LOADED and TOOLSEARCH_HANDLE_KEY from. Default process.env. */
+  /**
+   * Learning from use (search_tools followed by a load or call of a result): false
+   * switches it off; else the store (a UsageStore, a redis:// URL or a file path;
+   * default the file in the cache directory). TOOLSEARCH_NO_LEARN=1 switches it off.
+   */
+  learn?: LearnOption;
+  /** Environment to read TOOLSEARCH_ALWAYS_LOADED, TOOLSEARCH_HANDLE_KEY and TOOLSEARCH_NO_LEARN from. Default process.env. */
   env?: NodeJS.ProcessEnv;
   /**
    * HMAC key (at least 32 bytes) of the handles 2026-07-28 clients carry
@@ -59,8 +67,12 @@ export interface WithToolSearchOptions {
 export interface ToolSearchHandle {
   readonly catalog: Catalog;
   readonly session: SessionState;
+  /** Learned uses (absent when learning is off). */
+  readonly learning: Learning | undefined;
   /** Indexes (and hides) tools registered on the server since withToolSearch or the last refresh. */
   refresh(): Promise<void>;
+  /** Waits for pending learned uses to be stored and closes the store (a Redis connection). */
+  close(): Promise<void>;
 }
 
 export function alwaysLoadedFromEnv(env: NodeJS.ProcessEnv): string[] {
@@ -128,6 +140,15 @@ export async function withToolSearch(
   };
   await refresh();
 
+  const learnOption = options.learn ?? {};
+  let learning: Learning | undefined;
+  if (learnOption !== false && !learningDisabledByEnv(env)) {
+    const { store, refreshMs } = openStore(learnOption, { env, log });
+    learning = await Learning.start({ store, target: catalog, refreshMs, log });
+    catalog.onIndexed((names) => learning?.reindexed(names));
+  }
+  const conversation = learning?.conversation();
+
   const ctx: MetaContext = {
     backend: {
       catalog,
@@ -138,20 +159,33 @@ export async function withToolSearch(
           { method: 'tools/call', params: { name, arguments: args } },
           extra,
         ),
+      ...(learning ? { learning } : {}),
     },
     session,
+    ...(conversation ? { conversation } : {}),
     bindingsChanged: () => {
       applyBindings();
       server.sendToolListChanged();
       session.listChangedSent();
     },
     handles,
-    ...(options.onUse ? { onUse: options.onUse } : {}),
+    ...(options.onUse || learning
+      ? {
+          // A followed search (either era): the learning store records it, then the caller's hook hears of it.
+          onUse: (event: UseEvent) => {
+            learning?.use(event.query, event.tool);
+            options.onUse?.(event);
+          },
+        }
+      : {}),
     log,
   };
   /** A 2026-07-28 request (SDK v2 only) is served statelessly: it never changes the bindings. */
-  const contextFor = (extra: RequestExtra): MetaContext =>
-    modernRevisionOf(extra) ? { ...ctx, mode: 'stateless' } : ctx;
+  const contextFor = (extra: RequestExtra): MetaContext => {
+    if (!modernRevisionOf(extra)) return ctx;
+    const { conversation: _sessionOnly, ...rest } = ctx;
+    return { ...rest, mode: 'stateless' };
+  };
 
   replaceToolHandlers(server, {
     list: async (request, extra) => {
@@ -173,11 +207,12 @@ export async function withToolSearch(
       if (isMetaTool(name)) return runMetaTool(served, name, args, extra);
       if (served.mode !== 'stateless') session.touch(name);
       noteDirectCall(served, name);
+      if (served.mode !== 'stateless' && managed.has(name)) conversation?.calledTool(name);
       return callHidden(original.call, managed.get(name), request, extra);
     },
   });
   appendInstructions(server, INSTRUCTIONS);
-  return { catalog, session, refresh };
+  return { catalog, session, learning, refresh, close: async () => learning?.close() };
 }
 
 /**
