@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Dataset, readDataset } from './dataset.js';
 import { ToolSearch } from './engine.js';
+import { ENRICH_DEFAULTS, enrichTools } from './enrich.js';
 import { ToolSearchError } from './errors.js';
 import { type EvaluationResult, evaluate } from './eval/evaluate.js';
 import type { MetricSummary } from './eval/metrics.js';
@@ -30,6 +31,7 @@ const MAIN_HELP = `Usage: toolsearch <command> [options]
 Commands:
   search <query>   Rank the tools of a tools file (default: the bundled registry) for a query
   eval             Measure retrieval quality and latency on a labelled dataset
+  enrich           Have a chat model write everyday phrasings for each tool of a tools file
 
 Run "toolsearch <command> --help" for the options of a command.`;
 
@@ -69,6 +71,28 @@ Options:
   --no-embedding     Lexical strategies only
   -h, --help         Show this help`;
 
+const ENRICH_HELP = `Usage: toolsearch enrich --tools FILE --endpoint URL --model NAME [options]
+
+Asks an OpenAI-compatible chat endpoint (POST URL/chat/completions: Ollama, llama.cpp
+server, vLLM or a hosted API) for ${ENRICH_DEFAULTS.minPhrasings}-${ENRICH_DEFAULTS.maxPhrasings} everyday requests per tool and writes the tools
+back with them in "phrasings". Answers are cached by each tool's content hash in
+$XDG_CACHE_HOME/toolsearch/enrich, so a second run asks only about new or changed tools.
+
+Options:
+  --tools FILE       JSON array of tools, an MCP tools/list result, or a dataset file
+  --endpoint URL     Base URL of the API, e.g. http://127.0.0.1:11434/v1
+  --model NAME       Model name the endpoint knows
+  --out FILE         Write the tools here (default: stdout)
+  --concurrency N    Requests at once, 1-64 (default ${ENRICH_DEFAULTS.concurrency})
+  --timeout MS       Time budget of one request (default ${ENRICH_DEFAULTS.timeoutMs})
+  --retries N        Retries after a timeout, HTTP 429/5xx or malformed answer, 0-10 (default ${ENRICH_DEFAULTS.retries})
+  --no-cache         Neither read nor write the cache
+  -h, --help         Show this help
+
+The API key, if the endpoint needs one, is read from TOOLSEARCH_ENRICH_API_KEY, else
+OPENAI_API_KEY; it is never a flag and never printed. Progress goes to stderr. Exit 1
+when any tool failed (the others are written all the same).`;
+
 const EMBEDDING_OPTIONS = {
   model: { type: 'string' },
   'model-path': { type: 'string' },
@@ -85,6 +109,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'search') return runSearch(rest);
   if (command === 'eval') return runEval(rest);
+  if (command === 'enrich') return runEnrich(rest);
   throw new UsageError(`unknown command "${command}"`);
 }
 
@@ -119,6 +144,60 @@ async function runSearch(args: string[]): Promise<void> {
   if (response.degraded) console.error(`toolsearch: note: results are lexical only (${response.degraded})`);
   if (values.json) return write(JSON.stringify(values.explain ? response : withoutTools(response), null, 2));
   write(formatSearch(response));
+}
+
+async function runEnrich(args: string[]): Promise<void> {
+  const { values } = parse('enrich', args, {
+    tools: { type: 'string' },
+    endpoint: { type: 'string' },
+    model: { type: 'string' },
+    out: { type: 'string' },
+    concurrency: { type: 'string' },
+    timeout: { type: 'string' },
+    retries: { type: 'string' },
+    'no-cache': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return write(ENRICH_HELP);
+  for (const flag of ['tools', 'endpoint', 'model'] as const)
+    if (values[flag] === undefined) throw new UsageError(`--${flag} is required`, 'enrich');
+  const { tools } = readDataset(values.tools as string);
+  const concurrency = integerOption('enrich', '--concurrency', values.concurrency, 1, 64);
+  const timeoutMs = integerOption('enrich', '--timeout', values.timeout, 1, 3_600_000);
+  const retries = integerOption('enrich', '--retries', values.retries, 0, 10);
+  const apiKey = process.env.TOOLSEARCH_ENRICH_API_KEY || process.env.OPENAI_API_KEY || undefined;
+  const report = await enrichTools(tools, {
+    endpoint: values.endpoint as string,
+    model: values.model as string,
+    ...(apiKey ? { apiKey } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(retries !== undefined ? { retries } : {}),
+    ...(values['no-cache'] ? { cacheDir: false as const } : {}),
+    onProgress: (p) =>
+      progressLine({
+        phase: `enrich (${p.cached} cached, ${p.failed} failed)`,
+        done: p.done,
+        total: p.total,
+      }),
+  });
+  clearProgress();
+  const enriched = tools.map((tool) => {
+    const added = report.phrasings.get(tool.name);
+    if (!added) return tool;
+    const own = Array.isArray(tool.phrasings) ? (tool.phrasings as string[]) : [];
+    const seen = new Set(own.map((p) => p.toLowerCase()));
+    return { ...tool, phrasings: [...own, ...added.filter((p) => !seen.has(p.toLowerCase()))] };
+  });
+  const text = `${JSON.stringify(enriched, null, 2)}\n`;
+  if (values.out) writeFileSync(values.out, text);
+  else process.stdout.write(text);
+  console.error(
+    `toolsearch enrich: ${report.phrasings.size}/${tools.length} tools have phrasings (${report.cached} from the cache, ${report.requested} asked)`,
+  );
+  for (const failure of report.failed)
+    console.error(`  ${failure.name}: ${failure.message} [${failure.code}]`);
+  if (report.failed.length > 0) process.exitCode = 1;
 }
 
 async function runEval(args: string[]): Promise<void> {

@@ -14,7 +14,9 @@ export type ToolSearchErrorCode =
   | 'INVALID_INDEX' // load() was given something toJSON() did not produce
   | 'INVALID_DATASET' // a dataset / tools file cannot be read
   | 'MODEL_LOAD_FAILED' // an embedding model could not be loaded
-  | 'MISSING_DEPENDENCY'; // an optional package a feature needs is not installed (the message names it)
+  | 'MISSING_DEPENDENCY' // an optional package a feature needs is not installed (the message names it)
+  | 'ENRICH_FAILED' // the chat endpoint could not be reached, timed out or answered an HTTP error
+  | 'ENRICH_BAD_ANSWER'; // the chat endpoint's answer held no usable phrasings
 
 /** One problem found in the input, located precisely. */
 export interface ToolSearchIssue {

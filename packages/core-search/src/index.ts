@@ -23,6 +23,15 @@ export {
 } from './embedding/index.js';
 export type { EmbeddingOptions, Progress, ToolSearchOptions } from './engine.js';
 export { ToolSearch } from './engine.js';
+export type { EnrichFailure, EnrichOptions, EnrichProgress, EnrichReport } from './enrich.js';
+export {
+  chatCompletionsUrl,
+  ENRICH_DEFAULTS,
+  enrichKey,
+  enrichMessages,
+  enrichTools,
+  parseAnswer,
+} from './enrich.js';
 export type { ToolSearchErrorCode, ToolSearchIssue } from './errors.js';
 export { isToolSearchError, ToolSearchError } from './errors.js';
 export type { EvaluableEngine, EvaluateOptions, EvaluationResult, QueryOutcome } from './eval/evaluate.js';

@@ -10,6 +10,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type ListToolsResult, Server } from '@modelcontextprotocol/server';
+import { enrichTools, type ToolDefinition } from '@toolsearch/core-search';
 import { Catalog, type EngineOptions } from '../catalog.js';
 import { HandleCodec } from '../handles.js';
 import type { ServeContext } from '../http.js';
@@ -33,7 +34,7 @@ import {
 } from '../meta-tools.js';
 import { errorResult } from '../render.js';
 import { SessionState } from '../session.js';
-import type { GatewayConfig } from './config.js';
+import type { EnrichConfig, GatewayConfig } from './config.js';
 import { redactSecrets } from './redact.js';
 import { UpstreamManager, type UpstreamManagerOptions } from './upstreams.js';
 
@@ -59,8 +60,15 @@ export interface GatewayOptions {
    * in `env` switches it off whatever this says.
    */
   learn?: LearnOption;
-  /** Environment for TOOLSEARCH_NO_LEARN and the cache directory. Default process.env. */
+  /** Environment for TOOLSEARCH_NO_LEARN, the enrich API key and the cache directory. Default process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Model-written phrasings for the upstream tools, in the background (default: the
+   * config's `toolsearch.enrich`; false: off). Never delays start-up or search.
+   */
+  enrich?: EnrichConfig | false;
+  /** Cache directory of enrichment answers; default the user's cache directory. */
+  enrichCacheDir?: string;
   log?: (line: string) => void;
 }
 
@@ -86,6 +94,8 @@ export class Gateway {
   /** Signs the handles of 2026-07-28 conversations. */
   readonly handles: HandleCodec;
   private unindexed: (() => void) | undefined;
+  private readonly enrichAbort = new AbortController();
+  private enriching: Promise<void> = Promise.resolve();
 
   private constructor(options: GatewayOptions) {
     this.options = options;
@@ -107,7 +117,7 @@ export class Gateway {
       log: this.log,
       ...(this.config.redactSecrets !== undefined ? { redactResults: this.config.redactSecrets } : {}),
     });
-    this.unsubscribe = this.upstreams.onToolsChanged((upstream) => this.reindex(upstream));
+    this.unsubscribe = this.upstreams.onToolsChanged((upstream) => this.reindex(upstream, true));
   }
 
   /**
@@ -119,6 +129,7 @@ export class Gateway {
     await gateway.upstreams.start();
     for (const upstream of gateway.config.upstreams) gateway.reindex(upstream.name);
     await gateway.startLearning();
+    for (const upstream of gateway.config.upstreams) gateway.enrich(upstream.name);
     return gateway;
   }
 
@@ -126,6 +137,68 @@ export class Gateway {
   private used(event: UseEvent): void {
     this.learning?.use(event.query, event.tool);
     this.options.onUse?.(event);
+  }
+
+  /** Resolves when the background enrichment started so far has finished (tests, reports). */
+  async enrichmentSettled(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.enriching) {
+      seen = this.enriching;
+      await seen;
+    }
+  }
+
+  /**
+   * Asks the configured chat endpoint for phrasings of one upstream's tools, in
+   * the background; each answer goes into the index as it arrives. Tools are
+   * sent as their upstream defines them (not under our `server__` name), so the
+   * cache serves the same tool under any server key.
+   */
+  private enrich(upstream: string): void {
+    const settings = this.options.enrich ?? this.config.enrich;
+    if (!settings) return;
+    const env = this.options.env ?? process.env;
+    const apiKey =
+      (settings.apiKeyEnv ? env[settings.apiKeyEnv] : undefined) ||
+      env.TOOLSEARCH_ENRICH_API_KEY ||
+      env.OPENAI_API_KEY ||
+      undefined;
+    const tools = this.upstreams.tools().filter((t) => t.upstream === upstream);
+    if (tools.length === 0) return;
+    const byName = new Map(tools.map((t) => [t.definition.name, t.qualifiedName]));
+    const definitions: ToolDefinition[] = tools.map((t) => ({
+      name: t.definition.name,
+      ...(t.definition.description ? { description: t.definition.description } : {}),
+      inputSchema: t.definition.inputSchema as ToolDefinition['inputSchema'],
+    }));
+    const run = async () => {
+      const report = await enrichTools(definitions, {
+        endpoint: settings.endpoint,
+        model: settings.model,
+        ...(apiKey ? { apiKey } : {}),
+        ...(settings.concurrency ? { concurrency: settings.concurrency } : {}),
+        ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+        ...(this.options.enrichCacheDir ? { cacheDir: this.options.enrichCacheDir } : { env }),
+        signal: this.enrichAbort.signal,
+        onResult: (name, phrasings) => {
+          const qualified = byName.get(name);
+          if (qualified && this.catalog.has(qualified)) this.catalog.addPhrasings(qualified, phrasings);
+        },
+      });
+      if (this.enrichAbort.signal.aborted) return;
+      const failed =
+        report.failed.length > 0 ? `; ${report.failed.length} failed, e.g. ${report.failed[0]?.message}` : '';
+      this.log(
+        `toolsearch-mcp: enriched ${report.phrasings.size}/${definitions.length} tools of ${upstream} (${report.cached} cached)${failed}`,
+      );
+    };
+    this.enriching = this.enriching.then(() =>
+      run().catch((err: unknown) =>
+        this.log(
+          `toolsearch-mcp: enrichment of ${upstream} failed: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+      ),
+    );
   }
 
   /** Loads the learned uses into the engine and keeps them in step with the store. */
@@ -228,6 +301,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    this.enrichAbort.abort();
     this.unsubscribe();
     this.unindexed?.();
     await this.learning?.close();
@@ -235,7 +309,7 @@ export class Gateway {
   }
 
   /** Re-reads one upstream's tools into the index and tells the sessions whose tool list changed. */
-  private reindex(upstream: string): void {
+  private reindex(upstream: string, relisted = false): void {
     const tools = this.upstreams
       .tools()
       .filter((t) => t.upstream === upstream)
@@ -244,6 +318,7 @@ export class Gateway {
     if (tools.length === 0 && before.size === 0) return;
     try {
       this.catalog.setToolset(upstream, tools);
+      if (relisted) this.enrich(upstream); // new or changed tools; the cache answers for the rest
     } catch (err) {
       this.log(
         `toolsearch-mcp: could not index ${upstream}: ${err instanceof Error ? err.message : String(err)}`,
