@@ -10,7 +10,7 @@
  * the same for a JSON [toolA, toolB]. Loading trims what the bounds drop
  * (aged or beyond the per-tool and total caps), so the hashes stay bounded.
  */
-import { createClient } from 'redis';
+import type { RedisClientType } from '@redis/client';
 import { AdapterError } from '../errors.js';
 import { boundState, normalizeEvents, pairKey, parseState, useKey } from './aggregate.js';
 import type { LearnEvents, LearnedState, UsageStore } from './types.js';
@@ -25,7 +25,9 @@ export interface RedisStoreOptions {
   now?: () => number;
 }
 
-type Client = ReturnType<typeof createClient>;
+/** The plain client (no modules, functions or scripts): all this store uses. */
+// biome-ignore lint/complexity/noBannedTypes: the client's own type parameters for "none"
+type Client = RedisClientType<{}, {}, {}, 2, {}>;
 
 /** The URL without its password, for logs and messages. */
 export function redactUrl(url: string): string {
@@ -40,7 +42,10 @@ export function redactUrl(url: string): string {
 
 export class RedisUsageStore implements UsageStore {
   readonly description: string;
-  private readonly client: Client;
+  private client: Client | undefined;
+  private opening: Promise<Client> | undefined;
+  private readonly url: string;
+  private readonly log: (line: string) => void;
   private readonly prefix: string;
   private readonly timeoutMs: number;
   private readonly now: () => number;
@@ -60,9 +65,28 @@ export class RedisUsageStore implements UsageStore {
     this.prefix = options.keyPrefix ?? 'toolsearch:learn:';
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.now = options.now ?? Date.now;
-    const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    this.client = createClient({
-      url: options.url,
+    this.url = options.url;
+    this.log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  }
+
+  /** The client, made once, on first use, from the optional @redis/client package. */
+  private open(): Promise<Client> {
+    this.opening ??= this.make();
+    return this.opening;
+  }
+
+  private async make(): Promise<Client> {
+    let redis: typeof import('@redis/client');
+    try {
+      redis = await import('@redis/client');
+    } catch {
+      throw new AdapterError(
+        'STORE_ERROR',
+        'the Redis learn store needs the optional package @redis/client: npm install @redis/client',
+      );
+    }
+    const client = redis.createClient({
+      url: this.url,
       // Commands fail at once while Redis is away (the caller logs and goes on) instead of queueing without bound.
       disableOfflineQueue: true,
       socket: {
@@ -72,21 +96,23 @@ export class RedisUsageStore implements UsageStore {
     });
     let warned = false;
     // Without a listener an 'error' event would end the process; one line per outage is enough.
-    this.client.on('error', (err: Error) => {
+    client.on('error', (err: Error) => {
       if (warned) return;
       warned = true;
-      log(`toolsearch-mcp: ${this.description}: ${err.message}`);
+      this.log(`toolsearch-mcp: ${this.description}: ${err.message}`);
     });
-    this.client.on('ready', () => {
+    client.on('ready', () => {
       warned = false;
     });
+    this.client = client;
+    return client;
   }
 
   async record(events: LearnEvents): Promise<void> {
     const fresh = normalizeEvents(events, this.now());
     if (fresh.uses.length + fresh.together.length === 0) return;
-    await this.connect();
-    const multi = this.client.multi();
+    const client = await this.connect();
+    const multi = client.multi();
     for (const u of fresh.uses) {
       const field = useKey(u.query, u.tool);
       multi.hIncrBy(this.key('uses:count'), field, u.count);
@@ -101,13 +127,13 @@ export class RedisUsageStore implements UsageStore {
   }
 
   async load(): Promise<LearnedState> {
-    await this.connect();
+    const client = await this.connect();
     const [useCounts, useSeen, pairCounts, pairSeen] = await this.timed(
       Promise.all([
-        this.client.hGetAll(this.key('uses:count')),
-        this.client.hGetAll(this.key('uses:seen')),
-        this.client.hGetAll(this.key('pairs:count')),
-        this.client.hGetAll(this.key('pairs:seen')),
+        client.hGetAll(this.key('uses:count')),
+        client.hGetAll(this.key('uses:seen')),
+        client.hGetAll(this.key('pairs:count')),
+        client.hGetAll(this.key('pairs:seen')),
       ]),
       'load',
     );
@@ -122,25 +148,27 @@ export class RedisUsageStore implements UsageStore {
       together: entries(pairCounts, pairSeen).map(([tools, count, lastSeen]) => ({ tools, count, lastSeen })),
     };
     const state = parseState(raw, now) ?? { uses: [], together: [] };
-    await this.trim(useCounts, pairCounts, state);
+    await this.trim(client, useCounts, pairCounts, state);
     return boundState(state, now);
   }
 
   async clear(): Promise<void> {
-    await this.connect();
+    const client = await this.connect();
     await this.timed(
-      this.client.del(['uses:count', 'uses:seen', 'pairs:count', 'pairs:seen'].map((k) => this.key(k))),
+      client.del(['uses:count', 'uses:seen', 'pairs:count', 'pairs:seen'].map((k) => this.key(k))),
       'clear',
     );
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.client.isOpen) await this.client.close().catch(() => this.client.destroy());
+    const client = this.client;
+    if (client?.isOpen) await client.close().catch(() => client.destroy());
   }
 
   /** Deletes the fields the bounds dropped, so the hashes never outgrow them for long. */
   private async trim(
+    client: Client,
     useCounts: Record<string, string>,
     pairCounts: Record<string, string>,
     kept: LearnedState,
@@ -150,7 +178,7 @@ export class RedisUsageStore implements UsageStore {
     const dropUses = Object.keys(useCounts).filter((f) => !keepUses.has(f));
     const dropPairs = Object.keys(pairCounts).filter((f) => !keepPairs.has(f));
     if (dropUses.length + dropPairs.length === 0) return;
-    const multi = this.client.multi();
+    const multi = client.multi();
     if (dropUses.length > 0) {
       multi.hDel(this.key('uses:count'), dropUses);
       multi.hDel(this.key('uses:seen'), dropUses);
@@ -166,16 +194,18 @@ export class RedisUsageStore implements UsageStore {
     return `${this.prefix}${name}`;
   }
 
-  private connect(): Promise<void> {
-    if (this.closed) return Promise.reject(new AdapterError('STORE_ERROR', `${this.description} is closed`));
-    if (this.client.isReady) return Promise.resolve();
+  private async connect(): Promise<Client> {
+    if (this.closed) throw new AdapterError('STORE_ERROR', `${this.description} is closed`);
+    const client = await this.open();
+    if (client.isReady) return client;
     this.connecting ??= this.timed(
-      this.client.connect().then(() => undefined),
+      client.connect().then(() => undefined),
       'connect',
     ).finally(() => {
       this.connecting = undefined;
     });
-    return this.connecting;
+    await this.connecting;
+    return client;
   }
 
   private async timed<T>(work: Promise<T>, what: string): Promise<T> {
