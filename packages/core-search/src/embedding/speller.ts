@@ -22,13 +22,19 @@ export class WordSpeller {
 
   /** `text` with each unknown, correctable word replaced (lower-cased); other text unchanged. */
   correct(text: string): string {
+    // Each distinct word once: a query repeating one unknown word must not pay per copy.
+    const done = new Map<string, string>();
     return text.replace(/[a-z]+/gi, (word) => {
-      const lower = word.toLowerCase();
-      // A word's candidates cost ~54 x its length strings of its length each: quadratic.
-      if (lower.length < MIN_WORD_LENGTH || lower.length > this.maxWordLength || this.rank.has(lower)) {
-        return word;
+      let out = done.get(word);
+      if (out === undefined) {
+        const lower = word.toLowerCase();
+        // A word's candidates cost ~54 x its length strings of its length each: quadratic.
+        const skip =
+          lower.length < MIN_WORD_LENGTH || lower.length > this.maxWordLength || this.rank.has(lower);
+        out = skip ? word : (this.nearest(lower) ?? word);
+        done.set(word, out);
       }
-      return this.nearest(lower) ?? word;
+      return out;
     });
   }
 
