@@ -161,7 +161,17 @@ async function minilm(tools: ToolDefinition[], queries: string[]) {
     name: tool.name,
     toolset: 'bench',
     tool,
-    fields: { name: [], title: [], tags: [], toolset: [], description: [], schema: [] },
+    fields: {
+      name: [],
+      title: [],
+      tags: [],
+      toolset: [],
+      description: [],
+      schema: [],
+      phrasings: [],
+      learned: [],
+    },
+    phrasings: [],
     nameWords: [],
     embeddingText: `${tool.name.replace(/[_-]+/g, ' ')} ${tool.description ?? ''}`,
   }));

@@ -6,14 +6,15 @@
  */
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Dataset, readDataset } from './dataset.js';
 import { ToolSearch } from './engine.js';
 import { ENRICH_DEFAULTS, enrichTools } from './enrich.js';
 import { ToolSearchError } from './errors.js';
-import { type EvaluationResult, evaluate } from './eval/evaluate.js';
+import { type EvaluationResult, evaluate, evaluateLeaveOneServerOut } from './eval/evaluate.js';
 import type { MetricSummary } from './eval/metrics.js';
+import { PhrasingPack } from './pack.js';
+import { bundledRegistryPath } from './registry.js';
 import { type SearchOptions, type SearchResponse, STRATEGY_NAMES, type StrategyName } from './types.js';
 
 /** A mistake in how the command was called: exit code 2, with a pointer to --help. */
@@ -48,6 +49,7 @@ Options:
   --model ID         Embedding model id
   --model-path DIR   A local model folder in transformers.js layout (config.json, onnx/)
   --no-embedding     Lexical strategies only (fast start, no model)
+  --no-pack          Without the shipped phrasing pack (everyday requests for the registry's tools)
   -h, --help         Show this help`;
 
 const EVAL_HELP = `Usage: toolsearch eval --dataset FILE|DIR [--dataset ...] [options]
@@ -69,6 +71,9 @@ Options:
   --model ID         Embedding model id
   --model-path DIR   A local model folder in transformers.js layout (config.json, onnx/)
   --no-embedding     Lexical strategies only
+  --no-pack          Without the shipped phrasing pack
+  --pack-loso        Leave-one-server-out pack: each query is evaluated with the pack entries of
+                     its relevant tools' servers removed (an honest figure for the team's fixtures)
   -h, --help         Show this help`;
 
 const ENRICH_HELP = `Usage: toolsearch enrich --tools FILE --endpoint URL --model NAME [options]
@@ -97,6 +102,7 @@ const EMBEDDING_OPTIONS = {
   model: { type: 'string' },
   'model-path': { type: 'string' },
   'no-embedding': { type: 'boolean' },
+  'no-pack': { type: 'boolean' },
 } as const;
 
 async function main(argv: string[]): Promise<void> {
@@ -133,11 +139,16 @@ async function runSearch(args: string[]): Promise<void> {
   if (values.toolset !== undefined) options.toolsets = list(values.toolset);
   if (values.explain) options.explain = true;
 
-  const toolsPath = values.tools ?? defaultRegistryPath();
+  const toolsPath = values.tools ?? bundledRegistryPath();
   const { tools } = readDataset(toolsPath);
   // A one-shot search is short: show engine progress (model loading) on a terminal only.
   const onProgress = process.stderr.isTTY ? progressLine : undefined;
-  const engine = new ToolSearch({ tools, embedding: embeddingOption('search', values), onProgress });
+  const engine = new ToolSearch({
+    tools,
+    embedding: embeddingOption('search', values),
+    pack: !values['no-pack'],
+    onProgress,
+  });
   await engine.ready();
   clearProgress();
   const response = await engine.search(query, options);
@@ -209,10 +220,20 @@ async function runEval(args: string[]): Promise<void> {
     'per-query': { type: 'string' },
     limit: { type: 'string' },
     json: { type: 'boolean' },
+    'pack-loso': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     ...EMBEDDING_OPTIONS,
   });
   if (values.help) return write(EVAL_HELP);
+  const loso = values['pack-loso'] === true;
+  if (loso && values['no-pack'])
+    throw new UsageError('--pack-loso cannot be combined with --no-pack', 'eval');
+  if (loso && values.compare !== undefined) {
+    throw new UsageError(
+      '--pack-loso cannot be combined with --compare (one engine per server group)',
+      'eval',
+    );
+  }
   if (values.dataset === undefined) throw new UsageError('missing --dataset FILE', 'eval');
   const maxQueries = integerOption(
     'eval',
@@ -236,16 +257,25 @@ async function runEval(args: string[]): Promise<void> {
   for (const { file, dataset } of files) {
     // The engine gets the same disabled list as each query, so it does not build
     // indexes (or load a model) for strategies the run will never use.
-    const engine = new ToolSearch({ disable, embedding, onProgress: progressLine });
+    const pack = !values['no-pack'];
+    const engine = new ToolSearch({ disable, embedding, pack, onProgress: progressLine });
     const options = { limit, ...(maxQueries === undefined ? {} : { maxQueries }) };
     const onProgress = (label: string) => (p: { phase: 'index' | 'search'; done: number; total: number }) =>
       progressLine({ ...p, phase: p.phase === 'index' ? 'indexing tools' : label });
-    const result = await evaluate(engine, dataset, {
+    const evaluateOptions = {
       ...options,
       disable,
       perQuery: perQueryFile !== undefined,
       onProgress: onProgress('queries'),
-    });
+    };
+    const result = loso
+      ? await evaluateLeaveOneServerOut(
+          (exclude) => new ToolSearch({ disable, embedding, pack: { exclude } }),
+          dataset,
+          (tool) => PhrasingPack.shipped().match(tool)?.server,
+          evaluateOptions,
+        )
+      : await evaluate(engine, dataset, evaluateOptions);
     // The comparison reuses the index: only the strategies switched off per query differ.
     const comparison: Comparison | undefined = compare && {
       compare,
@@ -419,26 +449,6 @@ function embeddingOption(
   }
   if (model === undefined && modelPath === undefined) return undefined;
   return { ...(model === undefined ? {} : { model }), ...(modelPath === undefined ? {} : { modelPath }) };
-}
-
-/**
- * The bundled registry: in the repository, fixtures/registry/tools.json; in the
- * published package, dist/registry/tools.json (copied there by the prepack script,
- * into dist/ so packing leaves nothing untracked behind).
- * Paths are relative to this file, which is src/cli.ts or dist/cli.js.
- */
-function defaultRegistryPath(): string {
-  const candidates = ['../../../fixtures/registry/tools.json', './registry/tools.json'].map((relative) =>
-    fileURLToPath(new URL(relative, import.meta.url)),
-  );
-  const found = candidates.find((path) => existsSync(path));
-  if (found === undefined) {
-    throw new ToolSearchError(
-      'INVALID_DATASET',
-      `no bundled registry found (looked at ${candidates.join(', ')}); pass --tools FILE`,
-    );
-  }
-  return found;
 }
 
 // ---------------------------------------------------------------- output

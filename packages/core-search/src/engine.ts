@@ -1,5 +1,7 @@
+import { analyze } from './analysis/analyze.js';
 import { analyzeTool } from './analysis/document.js';
 import { bareName } from './analysis/identifier.js';
+import type { PhrasingSource } from './analysis/phrasings.js';
 import { analyzeQuery } from './analysis/query.js';
 import { summarize } from './analysis/summarize.js';
 import { Corpus } from './corpus.js';
@@ -16,6 +18,7 @@ import {
   synonymOption,
   weightMap,
 } from './options.js';
+import { PhrasingPack } from './pack.js';
 import type { IndexedDoc, RetrievalHit, Retriever } from './retriever.js';
 import type { EmbeddingOptions, RetrieverContext, RetrieverFactory } from './retrievers/context.js';
 import { DEFAULT_RETRIEVERS } from './retrievers/index.js';
@@ -33,7 +36,7 @@ import type {
   ToolsetInfo,
   ToolsetSuggestion,
 } from './types.js';
-import { validateTools } from './validate.js';
+import { validatePhrasings, validateTools } from './validate.js';
 
 export type { EmbeddingOptions };
 
@@ -41,6 +44,14 @@ export interface Progress {
   phase: string;
   done: number;
   total: number;
+}
+
+/** The `pack` option as an object: servers left out, or another pack than the shipped one. */
+export interface PackOptions {
+  /** Pack servers (pack/<server>.json) whose phrasings are not applied (leave-one-server-out). */
+  exclude?: string[];
+  /** Another pack than the shipped one (PhrasingPack over your own registry and pack files). */
+  source?: PhrasingPack;
 }
 
 export interface ToolSearchOptions {
@@ -63,6 +74,12 @@ export interface ToolSearchOptions {
   /** Semantic strategy options; false switches it off. */
   embedding?: EmbeddingOptions | false;
   onProgress?: (progress: Progress) => void;
+  /**
+   * The shipped phrasing pack (pack/README.md): everyday requests for the bundled
+   * registry's tools, applied to every added tool recognised by its definition (whatever
+   * its server is called). Default true; false switches it off.
+   */
+  pack?: boolean | PackOptions;
   /** Advanced: the retriever factories to build the engine from (default DEFAULT_RETRIEVERS). */
   retrievers?: readonly RetrieverFactory[];
 }
@@ -91,6 +108,7 @@ export class ToolSearch {
   private readonly synonymOption: Record<string, string[]>;
   private readonly synonyms: ReturnType<typeof buildSynonymMap>;
   private readonly onProgress: ((progress: Progress) => void) | undefined;
+  private readonly pack: { exclude: ReadonlySet<string>; source: PhrasingPack | undefined } | false;
 
   constructor(options: ToolSearchOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -103,6 +121,7 @@ export class ToolSearch {
     this.synonymOption = synonymOption(options.synonyms, this.limits);
     this.synonyms = buildSynonymMap(this.synonymOption);
     this.onProgress = options.onProgress;
+    this.pack = packOption(options.pack);
     const context: RetrieverContext = {
       corpus: this.corpus,
       docs: this.docs,
@@ -135,14 +154,73 @@ export class ToolSearch {
 
   /** Index tools. Atomic: on INVALID_TOOL / DUPLICATE_TOOL nothing is added. */
   add(tools: ToolDefinition[]): void {
+    this.addWith(tools, []);
+  }
+
+  /**
+   * Add everyday requests to an indexed tool (after its own and earlier added ones, before
+   * the pack's; bounded per tool by DEFAULTS.phrasings, repeats by case and spacing
+   * dropped). Re-indexes that tool only. Returns how many of them are new to the tool.
+   * Throws UNKNOWN_TOOL for a name not indexed, INVALID_PHRASING for anything but an array
+   * of strings (nothing is changed then).
+   */
+  addPhrasings(name: string, phrasings: string[]): { added: number } {
+    const list = validatePhrasings(phrasings, 'phrasings');
+    const id = typeof name === 'string' ? this.idByName.get(name) : undefined;
+    if (id === undefined) {
+      throw new ToolSearchError(
+        'UNKNOWN_TOOL',
+        `toolsearch: cannot add phrasings to unknown tool ${JSON.stringify(name)}`,
+        [{ name: String(name), field: 'name', message: 'not indexed' }],
+      );
+    }
+    const old = this.docs.get(id)!;
+    const before = old.phrasings.length;
+    const doc = analyzeTool(old.tool, id, {
+      added: [...sourced(old, 'added'), ...list],
+      pack: sourced(old, 'pack'),
+    });
+    // Own and added phrasings come before the pack's, so a full tool may trade pack
+    // phrasings for added ones: count what is new, not the change in length.
+    const known = new Set(old.phrasings.map((p) => p.text.toLowerCase()));
+    const added = doc.phrasings.filter((p) => !known.has(p.text.toLowerCase())).length;
+    if (added > 0 || doc.phrasings.length !== before) this.replace(old, doc);
+    return { added };
+  }
+
+  private addWith(tools: ToolDefinition[], added: readonly (readonly string[] | undefined)[]): void {
     const valid = validateTools(tools, (name) => this.idByName.has(name), this.limits.maxToolChars);
     const docs: IndexedDoc[] = [];
     valid.forEach((tool, i) => {
-      docs.push(analyzeTool(tool, this.nextId + i));
+      docs.push(analyzeTool(tool, this.nextId + i, { added: added[i], pack: this.packPhrasings(tool) }));
       if ((i + 1) % 1000 === 0) this.progress('analyze', i + 1, valid.length);
     });
     this.progress('analyze', valid.length, valid.length);
     this.insert(docs);
+  }
+
+  /** The pack's phrasings for a tool, unless the pack is off or the tool is not in it. */
+  private packPhrasings(tool: ToolDefinition): readonly string[] | undefined {
+    if (!this.pack) return undefined;
+    const source = this.pack.source ?? PhrasingPack.shipped();
+    return source.match(tool, this.pack.exclude)?.phrasings;
+  }
+
+  /** Re-index one tool in place (same id, so ties still break by insertion order). */
+  private replace(old: IndexedDoc, doc: IndexedDoc): void {
+    for (const retriever of this.retrievers) retriever.remove([old.id]);
+    this.corpus.remove([old]);
+    this.docs.set(doc.id, doc);
+    this.corpus.add([doc]);
+    for (const retriever of this.retrievers) {
+      const done = retriever.add([doc]);
+      if (done instanceof Promise) this.track(done);
+    }
+  }
+
+  private track(done: Promise<unknown>): void {
+    const tracked = done.catch(() => undefined).finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
   }
 
   /** Forget tools by name. Throws UNKNOWN_TOOL (and removes nothing) if any name is not indexed. */
@@ -279,7 +357,7 @@ export class ToolSearch {
       strategies: ran,
     };
     if (degraded) response.degraded = degraded;
-    if (options.explain) response.explain = this.explain(analyzed, rankings);
+    if (options.explain) response.explain = this.explain(analyzed, rankings, results);
     return response;
   }
 
@@ -291,19 +369,26 @@ export class ToolSearch {
         weights: this.weights,
         rrfK: this.rrfK,
         synonyms: this.synonymOption,
+        pack: this.pack === false ? false : { exclude: [...this.pack.exclude].sort() },
       },
     });
   }
 
-  /** Rebuild an engine from toJSON() output without re-analysing the tools. Throws INVALID_INDEX. */
+  /**
+   * Rebuild an engine from toJSON() output without re-analysing the tools. Pack phrasings
+   * are kept as saved, unless `options.pack` is given: then the tools are re-analysed with
+   * that pack setting (their own and added phrasings kept). Throws INVALID_INDEX.
+   */
   static load(json: unknown, options: Omit<ToolSearchOptions, 'tools'> = {}): ToolSearch {
     const index = deserializeIndex(json);
     const engine = new ToolSearch({ ...index.options, ...options, tools: undefined });
     // A saved file is input like any other: its tools are checked (and copied) exactly as
-    // add() checks them, whether or not their analysis is reused.
+    // add() checks them, whether or not their analysis is reused. Written by another
+    // analyser version, or loaded for another pack setting: re-analysed.
     const tools = engine.validateSaved(index.tools);
-    if (index.docs) engine.insertSerialized(index.docs.map((doc, i) => ({ ...doc, tool: tools[i]! })));
-    else engine.add(tools); // written by another analyser version: re-analyse
+    if (index.docs && options.pack === undefined) {
+      engine.insertSerialized(index.docs.map((doc, i) => ({ ...doc, tool: tools[i]! })));
+    } else engine.addWith(tools, index.added);
     return engine;
   }
 
@@ -342,10 +427,7 @@ export class ToolSearch {
     this.corpus.add(docs);
     this.retrievers.forEach((retriever, i) => {
       const done = retriever.add(docs);
-      if (done instanceof Promise) {
-        const tracked = done.catch(() => undefined).finally(() => this.pending.delete(tracked));
-        this.pending.add(tracked);
-      }
+      if (done instanceof Promise) this.track(done);
       this.progress('index', i + 1, this.retrievers.length);
     });
   }
@@ -383,7 +465,11 @@ export class ToolSearch {
       }));
   }
 
-  private explain(analyzed: ReturnType<typeof analyzeQuery>, rankings: StrategyRanking[]): SearchExplanation {
+  private explain(
+    analyzed: ReturnType<typeof analyzeQuery>,
+    rankings: StrategyRanking[],
+    results: readonly SearchResult[],
+  ): SearchExplanation {
     const perStrategy: SearchExplanation['perStrategy'] = {};
     for (const { strategy, hits } of rankings) {
       perStrategy[strategy] = fuse([{ strategy, weight: 1, hits }], this.rrfK)
@@ -401,8 +487,49 @@ export class ToolSearch {
         expansions: expandTerms(analyzed.terms, this.synonyms),
       },
       perStrategy,
+      phrasings: this.matchedPhrasings(analyzed.terms, results),
     };
   }
+
+  /** Per result, the phrasings that share an analysed term with the query, with their source. */
+  private matchedPhrasings(
+    terms: readonly string[],
+    results: readonly SearchResult[],
+  ): Record<string, { text: string; source: PhrasingSource }[]> {
+    const wanted = new Set(terms);
+    const matched: Record<string, { text: string; source: PhrasingSource }[]> = {};
+    for (const result of results) {
+      const doc = this.docs.get(this.idByName.get(result.name)!)!;
+      const hits = doc.phrasings
+        .filter((phrasing) => analyze(phrasing.text).some((term) => wanted.has(term)))
+        .map(({ text, source }) => ({ text, source }));
+      if (hits.length > 0) matched[result.name] = hits;
+    }
+    return matched;
+  }
+}
+
+/** The phrasings of one source a document holds. */
+function sourced(doc: IndexedDoc, source: PhrasingSource): string[] {
+  return doc.phrasings.filter((phrasing) => phrasing.source === source).map((phrasing) => phrasing.text);
+}
+
+function packOption(
+  value: unknown,
+): { exclude: ReadonlySet<string>; source: PhrasingPack | undefined } | false {
+  if (value === undefined || value === true) return { exclude: new Set(), source: undefined };
+  if (value === false) return false;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ToolSearchError(
+      'INVALID_OPTION',
+      'toolsearch: option "pack" must be true, false or { exclude?: string[], source?: PhrasingPack }',
+    );
+  }
+  const { exclude, source } = value as PackOptions;
+  if (source !== undefined && !(source instanceof PhrasingPack)) {
+    throw new ToolSearchError('INVALID_OPTION', 'toolsearch: option "pack.source" must be a PhrasingPack');
+  }
+  return { exclude: new Set(stringList(exclude, 'pack.exclude') ?? []), source };
 }
 
 function describeToolset(docs: readonly IndexedDoc[]): string {

@@ -14,6 +14,8 @@ export type ToolSearchErrorCode =
   | 'INVALID_INDEX' // load() was given something toJSON() did not produce
   | 'INVALID_DATASET' // a dataset / tools file cannot be read
   | 'MODEL_LOAD_FAILED' // an embedding model could not be loaded
+  | 'INVALID_PHRASING' // addPhrasings/learn was given something that is not a list of requests
+  | 'INVALID_PACK' // a phrasing pack file is malformed or names a tool its registry lacks
   | 'MISSING_DEPENDENCY' // an optional package a feature needs is not installed (the message names it)
   | 'ENRICH_FAILED' // the chat endpoint could not be reached, timed out or answered an HTTP error
   | 'ENRICH_BAD_ANSWER'; // the chat endpoint's answer held no usable phrasings

@@ -21,7 +21,7 @@ export {
   StaticEmbedder,
   TransformersEmbedder,
 } from './embedding/index.js';
-export type { EmbeddingOptions, Progress, ToolSearchOptions } from './engine.js';
+export type { EmbeddingOptions, PackOptions, Progress, ToolSearchOptions } from './engine.js';
 export { ToolSearch } from './engine.js';
 export type { EnrichFailure, EnrichOptions, EnrichProgress, EnrichReport } from './enrich.js';
 export {
@@ -35,18 +35,21 @@ export {
 export type { ToolSearchErrorCode, ToolSearchIssue } from './errors.js';
 export { isToolSearchError, ToolSearchError } from './errors.js';
 export type { EvaluableEngine, EvaluateOptions, EvaluationResult, QueryOutcome } from './eval/evaluate.js';
-export { evaluate, percentile, selectQueries } from './eval/evaluate.js';
+export { evaluate, evaluateLeaveOneServerOut, percentile, selectQueries } from './eval/evaluate.js';
 export type { AggregatedMetrics, MetricSummary, QueryMetrics, ToolsetJudgement } from './eval/metrics.js';
 export { aggregateMetrics, averageMetrics, RECALL_CUTOFFS, scoreRanking } from './eval/metrics.js';
 export type { FusedHit, StrategyRanking } from './fusion.js';
 export { fuse } from './fusion.js';
 export type { Limits } from './options.js';
+export type { PackFile, PackMatch, PackRegistryTool } from './pack.js';
+export { PhrasingPack, parsePackFile, readPackFile, shippedPackDir } from './pack.js';
 export type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from './retriever.js';
 export type { RetrieverContext, RetrieverFactory } from './retrievers/index.js';
 export { DEFAULT_RETRIEVERS } from './retrievers/index.js';
 export type {
   Degraded,
   JsonSchemaObject,
+  PhrasingSource,
   QueryShape,
   SearchExplanation,
   SearchOptions,

@@ -3,11 +3,16 @@
  * analysed documents and, given an analysed query, returns its own ranking.
  * Fusion (fusion.ts) is separate: retrievers never see each other's scores.
  */
+import type { Phrasing } from './analysis/phrasings.js';
 import type { QueryShape, StrategyName, ToolDefinition } from './types.js';
 
 /** A tool after validation and text analysis, as retrievers see it. */
 export interface IndexedDoc {
-  /** Internal id, assigned in insertion order and never reused; the stable tie-break. */
+  /**
+   * Internal id, assigned in insertion order and never given to another tool; the stable
+   * tie-break. A tool re-indexed in place (addPhrasings, learn) keeps its id: retrievers
+   * see remove([id]) then add() of the new document with the same id.
+   */
   readonly id: number;
   readonly name: string;
   readonly toolset: string;
@@ -20,7 +25,13 @@ export interface IndexedDoc {
     readonly toolset: readonly string[];
     readonly description: readonly string[];
     readonly schema: readonly string[];
+    /** The tool's phrasings (own, added, pack), analysed together. */
+    readonly phrasings: readonly string[];
+    /** Requests learned from use (engine.learn), repeated by how often they recur. */
+    readonly learned: readonly string[];
   };
+  /** The tool's phrasings with their sources, bounded and de-duplicated (analysis/phrasings.ts). */
+  readonly phrasings: readonly Phrasing[];
   /** The name split into lower-case words, unstemmed: "browser_takeScreenshot" -> ["browser","take","screenshot"]. */
   readonly nameWords: readonly string[];
   /** The text an embedding model sees: split name, description and toolset. */

@@ -1,7 +1,7 @@
 import { FIELD_NAMES } from './defaults.js';
 import { ToolSearchError } from './errors.js';
 import type { IndexedDoc } from './retriever.js';
-import type { StrategyName, ToolDefinition } from './types.js';
+import type { PhrasingSource, StrategyName, ToolDefinition } from './types.js';
 
 /**
  * The index file format. Documents are stored analysed, so loading a large registry
@@ -11,7 +11,8 @@ import type { StrategyName, ToolDefinition } from './types.js';
  */
 export const INDEX_FORMAT = 'toolsearch-index';
 export const INDEX_VERSION = 1;
-export const ANALYZER_VERSION = 2;
+/** 3: phrasings (own, added, pack) in their own field and listed per document; `learned` field. */
+export const ANALYZER_VERSION = 3;
 
 export type SerializedDoc = Omit<IndexedDoc, 'id' | 'name'>;
 
@@ -20,6 +21,8 @@ export interface SerializedOptions {
   weights: Partial<Record<StrategyName, number>>;
   rrfK: number;
   synonyms: Record<string, string[]>;
+  /** The pack setting the documents were analysed with (absent in older indexes: the default). */
+  pack?: false | { exclude: string[] };
 }
 
 export interface SerializedIndex {
@@ -39,12 +42,13 @@ export function serializeIndex(input: {
     version: INDEX_VERSION,
     analyzer: ANALYZER_VERSION,
     options: input.options,
-    docs: input.docs.map(({ toolset, tool, fields, nameWords, embeddingText }) => ({
+    docs: input.docs.map(({ toolset, tool, fields, nameWords, embeddingText, phrasings }) => ({
       toolset,
       tool,
       fields,
       nameWords,
       embeddingText,
+      phrasings,
     })),
   };
 }
@@ -56,14 +60,18 @@ function invalid(message: string): never {
 const isStringArray = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
+const PHRASING_SOURCES: readonly string[] = ['tool', 'added', 'pack'] satisfies PhrasingSource[];
+
 /**
  * Validate toJSON() output. Returns the documents still analysed when the analyser
- * version matches, or only their tools (to be re-analysed) when it does not.
+ * version matches, or only their tools (to be re-analysed) when it does not, with the
+ * phrasings each was given through addPhrasings (kept across a re-analysis).
  */
 export function deserializeIndex(json: unknown): {
   options: SerializedOptions;
   docs: SerializedDoc[] | null;
   tools: ToolDefinition[];
+  added: string[][];
 } {
   const data = typeof json === 'string' ? parseJson(json) : json;
   if (data === null || typeof data !== 'object') invalid('expected an object produced by toJSON()');
@@ -74,6 +82,7 @@ export function deserializeIndex(json: unknown): {
   if (!Array.isArray(index.docs)) invalid('"docs" must be an array');
   const options = index.options;
   if (options === null || typeof options !== 'object') invalid('"options" must be an object');
+  const current = index.analyzer === ANALYZER_VERSION;
   index.docs.forEach((doc, i) => {
     if (doc === null || typeof doc !== 'object') invalid(`docs[${i}] must be an object`);
     if (doc.tool === null || typeof doc.tool !== 'object' || typeof doc.tool.name !== 'string') {
@@ -82,13 +91,30 @@ export function deserializeIndex(json: unknown): {
     if (typeof doc.toolset !== 'string') invalid(`docs[${i}].toolset must be a string`);
     if (!isStringArray(doc.nameWords)) invalid(`docs[${i}].nameWords must be an array of strings`);
     if (typeof doc.embeddingText !== 'string') invalid(`docs[${i}].embeddingText must be a string`);
+    if (!current) return; // only the tool (and added phrasings, when well-formed) is read
     for (const field of FIELD_NAMES) {
       if (!isStringArray(doc.fields?.[field]))
         invalid(`docs[${i}].fields.${field} must be an array of strings`);
     }
+    if (!Array.isArray(doc.phrasings)) invalid(`docs[${i}].phrasings must be an array`);
+    doc.phrasings.forEach((phrasing, j) => {
+      if (
+        phrasing === null ||
+        typeof phrasing !== 'object' ||
+        typeof phrasing.text !== 'string' ||
+        !PHRASING_SOURCES.includes(phrasing.source)
+      ) {
+        invalid(`docs[${i}].phrasings[${j}] must be {text, source: ${PHRASING_SOURCES.join('|')}}`);
+      }
+    });
   });
   const tools = index.docs.map((doc) => doc.tool);
-  return { options, docs: index.analyzer === ANALYZER_VERSION ? index.docs : null, tools };
+  const added = index.docs.map((doc) =>
+    Array.isArray(doc.phrasings)
+      ? doc.phrasings.filter((p) => p?.source === 'added' && typeof p.text === 'string').map((p) => p.text)
+      : [],
+  );
+  return { options, docs: current ? index.docs : null, tools, added };
 }
 
 function parseJson(text: string): unknown {

@@ -29,8 +29,17 @@ export interface ToolDefinition {
   /** Dataset files call the toolset `category`; it is read as the toolset when `toolset` is absent. */
   category?: string | null;
   tags?: string[];
-  /** Example user requests this tool answers. Indexed like the description. */
+  /**
+   * Example user requests this tool answers. Indexed as phrasings (below), in their own
+   * field, not as part of the description.
+   */
   examples?: string[];
+  /**
+   * Everyday requests for this tool, as people say them ("show me what's in notes.txt").
+   * Their own BM25F field, weighted by query shape, and part of the embedding text.
+   * With `examples`, bounded per tool (DEFAULTS.phrasings) and de-duplicated.
+   */
+  phrasings?: string[];
   [key: string]: unknown;
 }
 
@@ -119,7 +128,18 @@ export interface SearchExplanation {
   analysis: { shape: QueryShape; terms: string[]; expansions: string[] };
   /** Each strategy's top hits, by name, before fusion. */
   perStrategy: Partial<Record<StrategyName, { name: string; score: number; rank: number }[]>>;
+  /**
+   * Per returned tool, its phrasings that share a word with the query, and where each came
+   * from: the tool definition, addPhrasings, the shipped pack, or learning from use.
+   */
+  phrasings: Record<string, { text: string; source: PhrasingSource }[]>;
 }
+
+/**
+ * Where a phrasing came from: the tool definition (`examples`, `phrasings`), the API
+ * (`engine.addPhrasings`), or the shipped phrasing pack (pack.ts).
+ */
+export type PhrasingSource = 'tool' | 'added' | 'pack';
 
 /**
  * The shape of a query decides which strategies fit it: fuzzy/prefix help

@@ -28,7 +28,7 @@ function toolIssues(tool: unknown, index: number): ToolSearchIssue[] {
   if (t.annotations !== undefined && (t.annotations === null || typeof t.annotations !== 'object')) {
     issue('annotations', 'annotations must be an object');
   }
-  for (const field of ['tags', 'examples'] as const) {
+  for (const field of ['tags', 'examples', 'phrasings'] as const) {
     const value = t[field];
     if (value === undefined) continue;
     if (!Array.isArray(value)) issue(field, `${field} must be an array of strings`);
@@ -125,4 +125,29 @@ export function validateTools(
     throw new ToolSearchError('DUPLICATE_TOOL', `toolsearch: duplicate tool names: ${list}`, duplicates);
   }
   return valid;
+}
+
+/**
+ * A list of everyday requests given through the API (addPhrasings). Throws
+ * INVALID_PHRASING naming the option and the index of each bad item.
+ */
+export function validatePhrasings(value: unknown, option: string): string[] {
+  if (!Array.isArray(value)) {
+    throw new ToolSearchError('INVALID_PHRASING', `toolsearch: ${option} must be an array of strings`, [
+      { field: option, message: 'must be an array of strings' },
+    ]);
+  }
+  const issues: ToolSearchIssue[] = [];
+  value.forEach((item, index) => {
+    if (typeof item !== 'string')
+      issues.push({ index, field: `${option}[${index}]`, message: 'must be a string' });
+  });
+  if (issues.length > 0) {
+    throw new ToolSearchError(
+      'INVALID_PHRASING',
+      `toolsearch: ${issues[0]!.field} ${issues[0]!.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`,
+      issues,
+    );
+  }
+  return value as string[];
 }

@@ -101,6 +101,11 @@ describe.concurrent('toolsearch CLI: usage', () => {
     [['search', 'x', '--no-embedding', '--model', 'm'], /cannot be combined/],
     [['eval'], /missing --dataset FILE/],
     [['eval', '--dataset', 'd.json', '--max-queries', '-3'], /--max-queries/],
+    [['eval', '--dataset', 'd.json', '--pack-loso', '--no-pack'], /cannot be combined with --no-pack/],
+    [
+      ['eval', '--dataset', 'd.json', '--pack-loso', '--compare', 'fuzzy'],
+      /cannot be combined with --compare/,
+    ],
   ])('exits 2 with a helpful message for %j', async (args, message) => {
     const result = await run(...(args as string[]));
     expect(result.code).toBe(2);
@@ -187,6 +192,22 @@ describe.concurrent('toolsearch search', () => {
 });
 
 describe.concurrent('toolsearch eval', () => {
+  it("applies the pack by default, not with --no-pack; --pack-loso leaves each query's servers out", async () => {
+    const fixtures = join(REPO, 'fixtures/queries/toolsearch-queries.json');
+    const common = ['eval', '--dataset', fixtures, '--no-embedding', '--json', '--max-queries', '60'];
+    const [pack, none, loso] = await Promise.all([
+      run(...common),
+      run(...common, '--no-pack'),
+      run(...common, '--pack-loso'),
+    ]);
+    for (const result of [pack, none, loso]) expect(result.code).toBe(0);
+    const [withPack, without, leaveOut] = [pack, none, loso].map((r) => JSON.parse(r.stdout));
+    expect(leaveOut.queries).toBe(withPack.queries);
+    // The pack was written for these tools: with it, new users' everyday words find more.
+    expect(withPack.segments.new.mrr).toBeGreaterThan(without.segments.new.mrr);
+    expect(leaveOut.segments.new.mrr).toBeLessThan(withPack.segments.new.mrr);
+  }, 240_000); // three evaluations of 60 queries, one of them building an engine per server group
+
   it('prints exactly one JSON object with the documented keys', async () => {
     const result = await run('eval', '--dataset', datasetFile, '--no-embedding', '--json');
     expect(result.code).toBe(0);

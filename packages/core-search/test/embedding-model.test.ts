@@ -25,7 +25,17 @@ function doc(id: number, name: string, embeddingText: string): IndexedDoc {
     name,
     toolset: 'test',
     tool: { name, description: embeddingText },
-    fields: { name: none, title: none, tags: none, toolset: none, description: none, schema: none },
+    fields: {
+      name: none,
+      title: none,
+      tags: none,
+      toolset: none,
+      description: none,
+      schema: none,
+      phrasings: none,
+      learned: none,
+    },
+    phrasings: [],
     nameWords: name.split('_'),
     embeddingText,
   };

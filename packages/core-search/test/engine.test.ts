@@ -8,17 +8,7 @@ import {
   ToolSearch,
   ToolSearchError,
 } from '../src/index.js';
-import { engine, TOOLS, top } from './helpers.js';
-
-function caught(fn: () => unknown): ToolSearchError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolSearchError);
-    return error as ToolSearchError;
-  }
-  throw new Error('expected a ToolSearchError');
-}
+import { caught, engine, TOOLS, top } from './helpers.js';
 
 async function caughtAsync(promise: Promise<unknown>): Promise<ToolSearchError> {
   try {

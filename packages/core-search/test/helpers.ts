@@ -1,4 +1,16 @@
-import { type ToolDefinition, ToolSearch, type ToolSearchOptions } from '../src/index.js';
+import { expect } from 'vitest';
+import { type ToolDefinition, ToolSearch, ToolSearchError, type ToolSearchOptions } from '../src/index.js';
+
+/** The ToolSearchError `fn` throws (fails the test if it throws anything else or nothing). */
+export function caught(fn: () => unknown): ToolSearchError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolSearchError);
+    return error as ToolSearchError;
+  }
+  throw new Error('expected a ToolSearchError');
+}
 
 /** A small registry with one clear answer per strategy under test. */
 export const TOOLS: ToolDefinition[] = [

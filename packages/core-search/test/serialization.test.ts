@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type ToolDefinition, ToolSearch, ToolSearchError } from '../src/index.js';
+import { ANALYZER_VERSION } from '../src/serialize.js';
 import { engine, TOOLS, top } from './helpers.js';
 
 const registry = JSON.parse(
@@ -58,7 +59,7 @@ describe('toJSON / load', () => {
       {
         format: 'toolsearch-index',
         version: 1,
-        analyzer: 2,
+        analyzer: ANALYZER_VERSION,
         options: {},
         docs: [
           { tool: { name: 'x' }, toolset: 'd', nameWords: [], embeddingText: '', fields: { name: 'x' } },

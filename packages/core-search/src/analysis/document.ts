@@ -4,6 +4,7 @@ import type { JsonSchemaObject, ToolDefinition } from '../types.js';
 import { analyze } from './analyze.js';
 import { bareName, serverPrefix, splitIdentifier } from './identifier.js';
 import { normalizeText } from './normalize.js';
+import { fromSource, mergePhrasings, type Phrasing } from './phrasings.js';
 
 /** A tool's toolset: `toolset` ?? `category` ?? the `server` of `server__tool` ?? "default". */
 export function toolsetOf(tool: ToolDefinition): string {
@@ -41,22 +42,44 @@ export function schemaText(schema: JsonSchemaObject | undefined): string {
   return parts.join(' ').slice(0, max);
 }
 
-/** Analyse a validated tool into the document every retriever indexes. */
-export function analyzeTool(tool: ToolDefinition, id: number): IndexedDoc {
+/** The phrasings a tool definition brings itself: `examples` and `phrasings`. */
+export function ownPhrasings(tool: ToolDefinition): Phrasing[] {
+  return [...fromSource(tool.examples, 'tool'), ...fromSource(tool.phrasings, 'tool')];
+}
+
+/** Phrasings from outside the definition: the API's (`added`) and the pack's. */
+export interface ExtraPhrasings {
+  added?: readonly string[] | undefined;
+  pack?: readonly string[] | undefined;
+}
+
+/**
+ * Analyse a validated tool into the document every retriever indexes. Phrasings (the
+ * tool's own, then `extra.added`, then `extra.pack`, bounded and de-duplicated) get their
+ * own field, not the description's: they are everyday requests, weighted per query shape.
+ */
+export function analyzeTool(tool: ToolDefinition, id: number, extra: ExtraPhrasings = {}): IndexedDoc {
   const toolset = toolsetOf(tool);
   const bare = bareName(tool.name);
   const prefix = serverPrefix(tool.name);
-  const description = normalizeText(
-    [tool.description ?? '', ...(tool.examples ?? [])].join('\n'),
-    DEFAULTS.analysis.maxTextChars,
+  const description = normalizeText(tool.description ?? '', DEFAULTS.analysis.maxTextChars);
+  const phrasings = mergePhrasings(
+    ownPhrasings(tool),
+    fromSource(extra.added, 'added'),
+    fromSource(extra.pack, 'pack'),
   );
+  const phrasingText = phrasings.map((phrasing) => phrasing.text).join('\n');
   const toolsetText = prefix && prefix !== toolset ? `${toolset} ${prefix}` : toolset;
   const nameWords = splitIdentifier(bare);
+  // Phrasings join the embedding text bounded: word vectors are averaged, and a tool's
+  // many requests should colour its vector, not replace what its description says.
+  const embeddingPhrasings = phrasingText.slice(0, DEFAULTS.phrasings.maxEmbeddingChars).replace(/\n/g, '. ');
   return {
     id,
     name: tool.name,
     toolset,
     tool,
+    phrasings,
     fields: {
       name: analyze(bare),
       title: analyze(tool.title ?? ''),
@@ -64,8 +87,12 @@ export function analyzeTool(tool: ToolDefinition, id: number): IndexedDoc {
       toolset: analyze(toolsetText),
       description: analyze(description),
       schema: analyze(schemaText(tool.inputSchema), DEFAULTS.analysis.maxSchemaChars),
+      phrasings: analyze(phrasingText, DEFAULTS.phrasings.maxPerTool * (DEFAULTS.phrasings.maxChars + 1)),
+      learned: [],
     },
     nameWords,
-    embeddingText: `${nameWords.join(' ')}: ${description.slice(0, 1000)} (${splitIdentifier(toolset).join(' ')})`,
+    embeddingText:
+      `${nameWords.join(' ')}: ${description.slice(0, 1000)} (${splitIdentifier(toolset).join(' ')})` +
+      (embeddingPhrasings === '' ? '' : ` ${embeddingPhrasings}`),
   };
 }

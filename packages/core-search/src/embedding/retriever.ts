@@ -89,6 +89,10 @@ export class EmbeddingRetriever implements Retriever {
   /** Queues the documents for embedding; returns at once (see ready()). */
   add(docs: readonly IndexedDoc[]): void {
     if (this.failed || docs.length === 0) return;
+    // A re-indexed tool (new phrasings) comes back under its id: removed while its earlier
+    // vector was still queued, it must not be skipped now. Batches run in order, so the
+    // new vector replaces the old one.
+    for (const doc of docs) this.removedPending.delete(doc.id);
     this.pendingAdds++;
     this.work = this.work
       .then(() => (this.failed ? undefined : this.embedDocuments(docs)))

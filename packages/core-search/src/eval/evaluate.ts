@@ -122,20 +122,7 @@ export async function evaluate(
     onProgress?.({ phase: 'search', done: i + 1, total: selected.length });
   }
 
-  const { metrics, segments } = aggregateMetrics(outcomes);
-  const latencies = outcomes.map((o) => o.ms).sort((a, b) => a - b);
-  const result: EvaluationResult = {
-    dataset: dataset.name,
-    queries: outcomes.length,
-    strategies: STRATEGY_NAMES.filter((name) => ran.has(name)),
-    metrics,
-    segments,
-    indexMs,
-    p50Ms: percentile(latencies, 50),
-    p95Ms: percentile(latencies, 95),
-  };
-  if (options.perQuery) result.perQuery = outcomes;
-  return result;
+  return summarize(dataset, outcomes, ran, indexMs, options.perQuery);
 }
 
 /** The deterministic subsample described at the top of this file, in dataset order. */
@@ -165,4 +152,80 @@ function fnv1a(text: string): number {
     hash = Math.imul(hash, 0x01000193);
   }
   return hash >>> 0;
+}
+
+/**
+ * Leave-one-server-out evaluation of a phrasing pack: each query is answered by an
+ * engine built without the pack entries of the servers its relevant tools belong to
+ * (`serverOf`), so a query never meets phrasings written for its own answer. Queries
+ * sharing those servers share an engine. The metrics are over all selected queries, as
+ * evaluate() reports them; indexMs is the total over the engines built.
+ */
+export async function evaluateLeaveOneServerOut(
+  createEngine: (exclude: string[]) => EvaluableEngine,
+  dataset: Dataset,
+  serverOf: (tool: ToolDefinition) => string | undefined,
+  options: EvaluateOptions = {},
+): Promise<EvaluationResult> {
+  const byName = new Map(dataset.tools.map((tool) => [tool.name, tool]));
+  const groups = new Map<string, { exclude: string[]; queries: Dataset['queries'] }>();
+  for (const query of selectQueries(dataset.queries, options.maxQueries)) {
+    const servers = query.relevant.map((name) => serverOf(byName.get(name)!)).filter((s) => s !== undefined);
+    const exclude = [...new Set(servers)].sort();
+    const key = exclude.join('\u0000');
+    const group = groups.get(key) ?? { exclude, queries: [] };
+    group.queries.push(query);
+    groups.set(key, group);
+  }
+  const outcomes: QueryOutcome[] = [];
+  const ran = new Set<StrategyName>();
+  let indexMs = 0;
+  let done = 0;
+  const total = [...groups.values()].reduce((sum, group) => sum + group.queries.length, 0);
+  for (const key of [...groups.keys()].sort()) {
+    const { exclude, queries } = groups.get(key)!;
+    const result = await evaluate(
+      createEngine(exclude),
+      { ...dataset, queries },
+      {
+        ...options,
+        maxQueries: undefined,
+        perQuery: true,
+        onProgress: (p) => {
+          if (p.phase === 'search') options.onProgress?.({ phase: 'search', done: done + p.done, total });
+        },
+      },
+    );
+    done += queries.length;
+    indexMs += result.indexMs ?? 0;
+    for (const strategy of result.strategies) ran.add(strategy);
+    outcomes.push(...result.perQuery!);
+  }
+  const order = new Map(dataset.queries.map((query, i) => [query.id, i]));
+  outcomes.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  return summarize(dataset, outcomes, ran, indexMs, options.perQuery);
+}
+
+/** The result of a run from its query outcomes. */
+function summarize(
+  dataset: Dataset,
+  outcomes: QueryOutcome[],
+  ran: ReadonlySet<StrategyName>,
+  indexMs: number | null,
+  perQuery: boolean | undefined,
+): EvaluationResult {
+  const { metrics, segments } = aggregateMetrics(outcomes);
+  const latencies = outcomes.map((o) => o.ms).sort((a, b) => a - b);
+  const result: EvaluationResult = {
+    dataset: dataset.name,
+    queries: outcomes.length,
+    strategies: STRATEGY_NAMES.filter((name) => ran.has(name)),
+    metrics,
+    segments,
+    indexMs,
+    p50Ms: percentile(latencies, 50),
+    p95Ms: percentile(latencies, 95),
+  };
+  if (perQuery) result.perQuery = outcomes;
+  return result;
 }

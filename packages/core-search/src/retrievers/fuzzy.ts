@@ -48,7 +48,7 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
         }
       });
       if (matched.length === 0) return [];
-      const hits = corpus.bm25f(uniqueTerms(terms), accept).top(limit);
+      const hits = corpus.bm25f(uniqueTerms(terms), accept, query.shape).top(limit);
       for (const hit of hits) hit.matched = matched;
       return hits;
     },

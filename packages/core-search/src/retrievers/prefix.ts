@@ -52,7 +52,7 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
           ?.replace(/[^\p{L}\p{N}]+/gu, '') ?? '';
       if (query.shape !== 'natural' && STOP_WORDS.has(last)) complete(last, last);
       if (matched.length === 0) return [];
-      const hits = corpus.bm25f(uniqueTerms(terms), accept).top(limit);
+      const hits = corpus.bm25f(uniqueTerms(terms), accept, query.shape).top(limit);
       for (const hit of hits) hit.matched = matched;
       return hits;
     },

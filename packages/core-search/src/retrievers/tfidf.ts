@@ -1,29 +1,42 @@
 import { type Corpus, type PostingList, weightedTf } from '../corpus.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
+import type { QueryShape } from '../types.js';
 import type { RetrieverContext } from './context.js';
 import { literalWeight } from './literal-weight.js';
 import { Scores } from './top-k.js';
 
-/** log(1 + field-weighted tf) of a packed posting; few distinct values, so memoised. */
-const logTfMemo = new Map<number, number>();
-function logTf(packed: number): number {
-  let value = logTfMemo.get(packed);
+/**
+ * log(1 + field-weighted tf) of a packed posting, with the field weights of a query shape;
+ * few distinct values, so memoised per shape.
+ */
+const logTfMemo: Record<QueryShape, Map<number, number>> = {
+  identifier: new Map(),
+  keywords: new Map(),
+  natural: new Map(),
+};
+function logTf(packed: number, shape: QueryShape): number {
+  const memo = logTfMemo[shape];
+  let value = memo.get(packed);
   if (value === undefined) {
-    value = Math.log1p(weightedTf(packed));
-    if (logTfMemo.size < 100_000) logTfMemo.set(packed, value);
+    value = Math.log1p(weightedTf(packed, shape));
+    if (memo.size < 100_000) memo.set(packed, value);
   }
   return value;
 }
 
 /** logTf of each posting of a list. Lists never change (a change makes a new one), so kept per list. */
-const logTfsByList = new WeakMap<PostingList, Float64Array>();
-function logTfs(list: PostingList): Float64Array {
-  let values = logTfsByList.get(list);
+const logTfsByList: Record<QueryShape, WeakMap<PostingList, Float64Array>> = {
+  identifier: new WeakMap(),
+  keywords: new WeakMap(),
+  natural: new WeakMap(),
+};
+function logTfs(list: PostingList, shape: QueryShape): Float64Array {
+  let values = logTfsByList[shape].get(list);
   if (!values) {
     const { packed } = list;
     values = new Float64Array(packed.length);
-    for (let i = 0; i < packed.length; i++) values[i] = logTf(packed[i]!);
-    logTfsByList.set(list, values);
+    for (let i = 0; i < packed.length; i++) values[i] = logTf(packed[i]!, shape);
+    logTfsByList[shape].set(list, values);
   }
   return values;
 }
@@ -44,17 +57,20 @@ function idf(corpus: Corpus, term: string): number {
  * |d|^2 = A^2 S0 - 2 A S1 + S2 where S0 = sum w^2, S1 = sum w^2 c(t), S2 = sum w^2 c(t)^2
  * over the document's terms (w = log(1 + tf)). N moves only A; a changed df moves c(t)
  * for the documents of that term alone. So a change costs the postings of the terms it
- * touched, not a pass over the whole index.
+ * touched, not a pass over the whole index. Field weights depend on the query's shape,
+ * so norms are kept per shape, each made on the first query of its shape.
  */
 export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
-  const norms = new IncrementalNorms(corpus);
+  const normsByShape: Partial<Record<QueryShape, IncrementalNorms>> = {};
   return {
     name: 'tfidf',
     add() {},
     remove() {},
     weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query),
     retrieve(query: AnalyzedQuery, limit, accept) {
-      const docNorms = norms.refresh();
+      const { shape } = query;
+      normsByShape[shape] ??= new IncrementalNorms(corpus, shape);
+      const docNorms = normsByShape[shape].refresh();
       const counts = new Map<string, number>();
       for (const term of query.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
       const scores = new Scores(corpus.idCapacity);
@@ -64,7 +80,7 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
         const weight = idf(corpus, term);
         const q = Math.log1p(count) * weight * weight;
         const { ids } = list;
-        const tfs = logTfs(list);
+        const tfs = logTfs(list, shape);
         for (let i = 0; i < ids.length; i++) {
           const id = ids[i]!;
           if (accept && !accept(id)) continue;
@@ -87,7 +103,10 @@ export class IncrementalNorms {
   private seenVersion = -1;
   private norms = new Float64Array(0);
 
-  constructor(private readonly corpus: Corpus) {}
+  constructor(
+    private readonly corpus: Corpus,
+    private readonly shape: QueryShape = 'keywords',
+  ) {}
 
   refresh(): Float64Array {
     const { corpus } = this;
@@ -103,7 +122,7 @@ export class IncrementalNorms {
       const { ids, packed } = list;
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
-        const w = logTf(packed[i]!);
+        const w = logTf(packed[i]!, this.shape);
         const w2 = w * w;
         if (id <= covered) {
           s1[id]! += w2 * (c - old);
