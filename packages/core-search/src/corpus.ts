@@ -11,7 +11,7 @@ const FIELDS = FIELD_NAMES.length;
  * within a double's 53 exact bits). One small typed array per posting made garbage
  * collection the largest cost of indexing 10k tools. BM25 saturates long before 63.
  */
-const FIELD_RADIX = 64;
+export const FIELD_RADIX = 64;
 const MAX_FIELD_COUNT = FIELD_RADIX - 1;
 const FIELD_BASE = FIELD_NAMES.map((_, f) => FIELD_RADIX ** f);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Corpus, fieldCount, uniqueTerms, weightedTf } from '../src/corpus.js';
+import { Corpus, FIELD_RADIX, fieldCount, uniqueTerms, weightedTf } from '../src/corpus.js';
 import { DEFAULTS, FIELD_NAMES } from '../src/defaults.js';
 import { analyzeTool } from '../src/index.js';
 import { IncrementalNorms } from '../src/retrievers/tfidf.js';
@@ -79,7 +79,7 @@ describe('Corpus', () => {
         FIELD_NAMES.forEach((field, f) => {
           for (const term of doc.fields[field]) {
             const byDoc = expected.get(term) ?? new Map<number, number>();
-            byDoc.set(doc.id, (byDoc.get(doc.id) ?? 0) + 256 ** f);
+            byDoc.set(doc.id, (byDoc.get(doc.id) ?? 0) + FIELD_RADIX ** f);
             expected.set(term, byDoc);
           }
         });
@@ -171,7 +171,7 @@ describe('Corpus', () => {
     const direct = (corpus: Corpus, doc: (typeof docs)[number]) => {
       const tfs = new Map<string, number>();
       FIELD_NAMES.forEach((field, f) => {
-        for (const term of doc.fields[field]) tfs.set(term, (tfs.get(term) ?? 0) + 256 ** f);
+        for (const term of doc.fields[field]) tfs.set(term, (tfs.get(term) ?? 0) + FIELD_RADIX ** f);
       });
       let sum = 0;
       for (const [term, packed] of tfs) {
