@@ -1,4 +1,15 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Suites that start the CLIs as child processes (tsx compiles each at start: seconds per
+ * test). They run as their own project, still part of `vitest run` / `pnpm test`, so the
+ * unit suites report on their own and `--project unit` gives a fast loop.
+ */
+const PROCESS_SUITES = [
+  'packages/core-search/test/cli.test.ts',
+  'packages/mcp-adapter/test/gateway-stdio.test.ts',
+  'benchmarks/test/run.test.ts',
+];
 
 // Workspace packages export their TypeScript sources under the condition 'toolsearch-source'.
 // The name is ours alone on purpose: a generic 'source' also matches dependencies that export
@@ -9,12 +20,27 @@ export default defineConfig({
   // importing '@toolsearch/core-search' by name fails to resolve (the package has no built dist).
   ssr: { resolve: { conditions: ['toolsearch-source'] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'benchmarks/test/**/*.test.ts', 'fixtures/test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
     // No test learns into the developer's cache directory (learned uses would change later
     // runs' rankings): a test that learns passes its own store and environment.
     env: { TOOLSEARCH_NO_LEARN: '1' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [
+            'packages/*/test/**/*.test.ts',
+            'benchmarks/test/**/*.test.ts',
+            'fixtures/test/**/*.test.ts',
+          ],
+          exclude: [...configDefaults.exclude, ...PROCESS_SUITES],
+        },
+      },
+      // Each test waits on a few node + tsx start-ups, seconds apiece on a loaded 2-core machine.
+      { extends: true, test: { name: 'processes', include: PROCESS_SUITES, testTimeout: 180_000 } },
+    ],
   },
 });

@@ -19,6 +19,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+// The engine's own rules, so the validator and the engine cannot disagree on a name.
+import { toolsetOf } from '../packages/core-search/src/analysis/document.js';
+import { bareName } from '../packages/core-search/src/analysis/identifier.js';
+import type { ToolDefinition } from '../packages/core-search/src/types.js';
 
 export const SEGMENTS = ['new', 'experienced', 'power'] as const;
 export type Segment = (typeof SEGMENTS)[number];
@@ -151,19 +155,10 @@ function loadRegistry(
   const tools = new Map<string, RegistryTool>();
   for (const item of raw) {
     if (isRecord(item) && typeof item.name === 'string') {
-      tools.set(item.name, { name: item.name, toolset: toolsetOf(item) });
+      tools.set(item.name, { name: item.name, toolset: toolsetOf(item as unknown as ToolDefinition) });
     }
   }
   return tools;
-}
-
-/** The engine's rule: `toolset` ?? `category` ?? the `server` of `server__tool` ?? "default". */
-export function toolsetOf(tool: Record<string, unknown>): string {
-  if (typeof tool.toolset === 'string' && tool.toolset !== '') return tool.toolset;
-  if (typeof tool.category === 'string' && tool.category !== '') return tool.category;
-  const name = String(tool.name);
-  const cut = name.indexOf('__');
-  return cut > 0 ? name.slice(0, cut) : 'default';
 }
 
 function checkQueries(
@@ -315,12 +310,6 @@ export function contentWords(text: string): string[] {
     .map((word) =>
       word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word,
     );
-}
-
-/** The tool part of a name: "server-github__create_issue" -> "create_issue". */
-function bareName(name: string): string {
-  const cut = name.indexOf('__');
-  return cut > 0 ? name.slice(cut + 2) : name;
 }
 
 /** Warning: `new` queries whose words appear in their relevant tools' (bare) names. */

@@ -16,6 +16,7 @@ import {
   scoreRanking,
   selectQueries,
   ToolSearch,
+  toolsetOf,
 } from '@toolsearch/core-search';
 import { type AblationConfig, ablationConfigs } from './configs.js';
 import { impactOf } from './impact.js';
@@ -29,7 +30,6 @@ import type {
   SegmentDelta,
   SegmentMetrics,
 } from './results.js';
-import { toolsetOf } from './toolset.js';
 
 export const OVERALL = 'overall';
 /** Known segments in reading order; others follow alphabetically. */

@@ -3,9 +3,8 @@
  * fuzzy and prefix matching on, over the split tool name (boosted), the
  * description and the toolset. It is run on the same queries as the engine.
  */
-import type { ToolDefinition } from '@toolsearch/core-search';
+import { type ToolDefinition, toolsetOf } from '@toolsearch/core-search';
 import MiniSearch from 'minisearch';
-import { toolsetOf } from './toolset.js';
 
 export const MINISEARCH_SETTINGS = {
   fields: ['name', 'description', 'toolset'],

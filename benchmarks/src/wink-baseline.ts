@@ -3,13 +3,12 @@
  * stems and stop words, the way its README sets it up, over the same fields as the
  * MiniSearch baseline (split name boosted 3x, description, toolset).
  */
-import type { ToolDefinition } from '@toolsearch/core-search';
+import { type ToolDefinition, toolsetOf } from '@toolsearch/core-search';
 // @ts-expect-error: wink-bm25-text-search ships no type declarations
 import bm25 from 'wink-bm25-text-search';
 import model from 'wink-eng-lite-web-model';
 import winkNLP, { type ItemToken } from 'wink-nlp';
 import { splitName } from './minisearch-baseline.js';
-import { toolsetOf } from './toolset.js';
 
 interface WinkEngine {
   defineConfig(config: { fldWeights: Record<string, number> }): void;

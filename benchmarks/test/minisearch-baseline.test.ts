@@ -1,7 +1,6 @@
 import type { ToolDefinition } from '@toolsearch/core-search';
 import { describe, expect, it } from 'vitest';
 import { MiniSearchBaseline, splitName } from '../src/minisearch-baseline.js';
-import { toolsetOf } from '../src/toolset.js';
 
 const tools: ToolDefinition[] = [
   { name: 'browser__takeScreenshot', description: 'Capture an image of the current page' },
@@ -15,12 +14,6 @@ describe('splitName', () => {
   it('splits separators and camelCase into lower-case words', () => {
     expect(splitName('browser__takeScreenshot')).toBe('browser take screenshot');
     expect(splitName('getHTTPResponse-v2')).toBe('get http response v2');
-  });
-});
-
-describe('toolsetOf', () => {
-  it('follows toolset, category, server prefix, default', () => {
-    expect(tools.map(toolsetOf)).toEqual(['browser', 'browser', 'filesystem', 'files', 'default']);
   });
 });
 

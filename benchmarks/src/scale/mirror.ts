@@ -6,8 +6,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTools, type ToolDefinition } from '@toolsearch/core-search';
-import { toolsetOf } from '../toolset.js';
+import { readTools, type ToolDefinition, toolsetOf } from '@toolsearch/core-search';
 
 /** Every distinct real tool of the shared datasets, in file-name order. */
 export function sharedTools(datasetsDir: string): ToolDefinition[] {

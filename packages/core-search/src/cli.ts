@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { countOf, quoteQuery } from './analysis/summarize.js';
 import { type Dataset, readDataset } from './dataset.js';
 import { ToolSearch } from './engine.js';
 import { ENRICH_DEFAULTS, enrichTools } from './enrich.js';
@@ -15,7 +16,14 @@ import { type EvaluationResult, evaluate, evaluateLeaveOneServerOut } from './ev
 import type { MetricSummary } from './eval/metrics.js';
 import { PhrasingPack } from './pack.js';
 import { bundledRegistryPath } from './registry.js';
-import { type SearchOptions, type SearchResponse, STRATEGY_NAMES, type StrategyName } from './types.js';
+import {
+  type SearchExplanation,
+  type SearchOptions,
+  type SearchResponse,
+  STRATEGY_NAMES,
+  type StrategyName,
+} from './types.js';
+import { VERSION } from './version.js';
 
 /** A mistake in how the command was called: exit code 2, with a pointer to --help. */
 class UsageError extends Error {
@@ -34,6 +42,10 @@ Commands:
   eval             Measure retrieval quality and latency on a labelled dataset
   enrich           Have a chat model write everyday phrasings for each tool of a tools file
 
+Options:
+  -h, --help       Show this help
+  -v, --version    Print the version
+
 Run "toolsearch <command> --help" for the options of a command.`;
 
 const SEARCH_HELP = `Usage: toolsearch search <query> [options]
@@ -45,7 +57,7 @@ Options:
   --toolset NAME     Only tools of this toolset (comma-separate several)
   --disable LIST     Strategies to switch off, comma-separated: ${STRATEGY_NAMES.join(', ')}
   --json             Print the SearchResponse as JSON (tool definitions only with --explain)
-  --explain          Include query analysis and each strategy's own ranking
+  --explain          Also show the query analysis and each strategy's own ranking
   --model ID         Embedding model id
   --model-path DIR   A local model folder in transformers.js layout (config.json, onnx/)
   --no-embedding     Lexical strategies only (fast start, no model)
@@ -113,6 +125,7 @@ async function main(argv: string[]): Promise<void> {
     write(topic === 'search' ? SEARCH_HELP : topic === 'eval' ? EVAL_HELP : MAIN_HELP);
     return;
   }
+  if (command === '-v' || command === '--version') return write(VERSION);
   if (command === 'search') return runSearch(rest);
   if (command === 'eval') return runEval(rest);
   if (command === 'enrich') return runEnrich(rest);
@@ -141,11 +154,15 @@ async function runSearch(args: string[]): Promise<void> {
 
   const toolsPath = values.tools ?? bundledRegistryPath();
   const { tools } = readDataset(toolsPath);
+  if (tools.length === 0) throw new UsageError(`--tools ${toolsPath}: the file lists no tools`, 'search');
   // A one-shot search is short: show engine progress (model loading) on a terminal only.
   const onProgress = process.stderr.isTTY ? progressLine : undefined;
+  const embedding = embeddingOption('search', values);
+  // --no-embedding counts as switching the strategy off, so --disable-ing the rest is an error.
   const engine = new ToolSearch({
     tools,
-    embedding: embeddingOption('search', values),
+    embedding,
+    ...(embedding === false ? { disable: ['embedding' as const] } : {}),
     pack: !values['no-pack'],
     onProgress,
   });
@@ -155,6 +172,7 @@ async function runSearch(args: string[]): Promise<void> {
   if (response.degraded) console.error(`toolsearch: note: results are lexical only (${response.degraded})`);
   if (values.json) return write(JSON.stringify(values.explain ? response : withoutTools(response), null, 2));
   write(formatSearch(response));
+  if (response.explain) write(`\n${formatExplanation(response.explain)}`);
 }
 
 async function runEnrich(args: string[]): Promise<void> {
@@ -458,7 +476,7 @@ function withoutTools(response: SearchResponse) {
 }
 
 function formatSearch(response: SearchResponse): string {
-  if (response.results.length === 0) return `No tools match "${response.query}".`;
+  if (response.results.length === 0) return `No tools match ${quoteQuery(response.query)}.`;
   const rows = response.results.map((r, i) => [
     String(i + 1),
     r.name,
@@ -473,8 +491,24 @@ function formatSearch(response: SearchResponse): string {
   if (response.toolsets.length > 0) {
     const suggestions = response.toolsets
       .slice(0, 5)
-      .map((t) => `${t.toolset} (${t.hits} of ${t.toolCount} tools, ${t.score.toFixed(3)})`);
+      .map((t) => `${t.toolset} (${t.hits} of ${countOf(t.toolCount, 'tool')}, ${t.score.toFixed(3)})`);
     lines.push('', `Top toolsets: ${suggestions.join('; ')}`);
+  }
+  return lines.join('\n');
+}
+
+/** --explain as text: how the query was read, then each strategy's own top 5 before fusion. */
+function formatExplanation(explain: SearchExplanation): string {
+  const { shape, terms, expansions } = explain.analysis;
+  const lines = [
+    `Query analysis: shape ${shape}; terms ${terms.join(' ') || '(none)'}${
+      expansions.length > 0 ? `; synonym expansions ${expansions.join(' ')}` : ''
+    }`,
+    'Per strategy (top 5 before fusion):',
+  ];
+  for (const [strategy, hits] of Object.entries(explain.perStrategy)) {
+    const top = (hits ?? []).slice(0, 5).map((h) => `${h.rank}. ${h.name} (${h.score.toFixed(3)})`);
+    lines.push(`  ${strategy}: ${top.length > 0 ? top.join(', ') : 'no hits'}`);
   }
   return lines.join('\n');
 }
@@ -546,6 +580,8 @@ function clearProgress(): void {
   progressShown = false;
 }
 
+const USAGE_CODES = new Set<string>(['UNKNOWN_TOOLSET', 'NO_STRATEGIES', 'EMPTY_INDEX']);
+
 main(process.argv.slice(2)).catch((error: unknown) => {
   clearProgress();
   if (error instanceof UsageError) {
@@ -554,8 +590,15 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.exitCode = 2;
     return;
   }
-  if (error instanceof ToolSearchError) console.error(error.message);
-  else
+  if (error instanceof ToolSearchError) {
+    console.error(error.message);
+    // Options that select nothing (an unknown toolset, every strategy off, no tools) are
+    // usage mistakes: the message lists the valid choices.
+    if (USAGE_CODES.has(error.code)) {
+      process.exitCode = 2;
+      return;
+    }
+  } else
     console.error(`toolsearch: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;
 });

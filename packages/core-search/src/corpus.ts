@@ -1,6 +1,6 @@
 import { DEFAULTS, FIELD_NAMES, type FieldName } from './defaults.js';
 import type { IndexedDoc } from './retriever.js';
-import { Scores } from './retrievers/top-k.js';
+import { Scores } from './top-k.js';
 import type { QueryShape } from './types.js';
 
 const FIELDS = FIELD_NAMES.length;

@@ -1,3 +1,4 @@
+import { distance } from 'fastest-levenshtein';
 import { analyze } from './analysis/analyze.js';
 import { analyzeTool } from './analysis/document.js';
 import { bareName } from './analysis/identifier.js';
@@ -19,22 +20,23 @@ import {
   weightMap,
 } from './options.js';
 import { PhrasingPack } from './pack.js';
+import type { EmbeddingOptions, RetrieverContext, RetrieverFactory } from './retrieval/context.js';
+import { DEFAULT_RETRIEVERS } from './retrieval/registry.js';
+import { buildSynonymMap, expandTerms, rewriteIdioms } from './retrieval/synonym-map.js';
+import { Vocabulary } from './retrieval/vocabulary.js';
 import type { IndexedDoc, RetrievalHit, Retriever } from './retriever.js';
-import type { EmbeddingOptions, RetrieverContext, RetrieverFactory } from './retrievers/context.js';
-import { DEFAULT_RETRIEVERS } from './retrievers/index.js';
-import { buildSynonymMap, expandTerms, rewriteIdioms } from './retrievers/synonym-map.js';
-import { Vocabulary } from './retrievers/vocabulary.js';
 import { deserializeIndex, type SerializedDoc, serializeIndex } from './serialize.js';
-import type {
-  Degraded,
-  SearchExplanation,
-  SearchOptions,
-  SearchResponse,
-  SearchResult,
-  StrategyName,
-  ToolDefinition,
-  ToolsetInfo,
-  ToolsetSuggestion,
+import {
+  type Degraded,
+  type SearchExplanation,
+  type SearchOptions,
+  type SearchResponse,
+  type SearchResult,
+  STRATEGY_NAMES,
+  type StrategyName,
+  type ToolDefinition,
+  type ToolsetInfo,
+  type ToolsetSuggestion,
 } from './types.js';
 import { validatePhrasings, validateTools } from './validate.js';
 
@@ -136,6 +138,7 @@ export class ToolSearch {
     this.retrievers = (options.retrievers ?? DEFAULT_RETRIEVERS)
       .map((create) => create(context))
       .filter((retriever): retriever is Retriever => retriever !== undefined);
+    this.enabledStrategies([], undefined); // every strategy switched off fails here, not at each search
     if (options.tools !== undefined) this.add(options.tools);
   }
 
@@ -266,6 +269,27 @@ export class ToolSearch {
     await Promise.allSettled(this.retrievers.map((retriever) => retriever.ready?.()));
   }
 
+  /** The strategies a search with these switches would run; none is an error naming the ones there are. */
+  private enabledStrategies(
+    off: Iterable<StrategyName>,
+    only: ReadonlySet<StrategyName> | undefined,
+  ): StrategyName[] {
+    const skip = new Set(off);
+    // By name: a strategy that is on but cannot run (a model that failed to load) degrades
+    // a search, it does not make it an error.
+    const available = STRATEGY_NAMES.filter((name) => !this.disabled.has(name));
+    const enabled = available.filter((name) => !skip.has(name) && (!only || only.has(name)));
+    if (enabled.length === 0) {
+      throw new ToolSearchError(
+        'NO_STRATEGIES',
+        available.length === 0
+          ? `toolsearch: every strategy is switched off; enable at least one of ${STRATEGY_NAMES.join(', ')}`
+          : `toolsearch: this search switches off every strategy; enable at least one of ${available.join(', ')}`,
+      );
+    }
+    return enabled;
+  }
+
   async search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
     if (typeof query !== 'string') {
       throw new ToolSearchError('INVALID_QUERY', `toolsearch: query must be a string, got ${typeof query}`);
@@ -279,6 +303,21 @@ export class ToolSearch {
     const only =
       options.strategies === undefined ? undefined : new Set(strategyList(options.strategies, 'strategies'));
     const off = new Set(strategyList(options.disable, 'disable'));
+    this.enabledStrategies(off, only);
+    if (this.docs.size === 0) {
+      throw new ToolSearchError(
+        'EMPTY_INDEX',
+        'toolsearch: the index holds no tools; add tools before searching',
+      );
+    }
+    const unknownToolsets = toolsetFilter?.filter((name) => !this.toolsetSizes.has(name)) ?? [];
+    if (unknownToolsets.length > 0) {
+      const known = [...this.toolsetSizes.keys()];
+      throw new ToolSearchError(
+        'UNKNOWN_TOOLSET',
+        `toolsearch: unknown toolset ${unknownToolsets.map((n) => `"${n}"`).join(', ')}; known: ${choices(known, unknownToolsets[0]!)}`,
+      );
+    }
 
     // Idioms are part of the synonyms strategy: switching it off (ablation) keeps them literal.
     const synonymsOn =
@@ -535,4 +574,19 @@ function packOption(
 function describeToolset(docs: readonly IndexedDoc[]): string {
   const names = docs.map((doc) => bareName(doc.name)).join(', ');
   return summarize(`${docs.length} tool${docs.length === 1 ? '' : 's'}: ${names}`);
+}
+
+/**
+ * Names to offer when a name was not found: all of them when they are few, else the
+ * closest spellings to `wanted` (a dataset can have thousands of toolsets).
+ */
+function choices(known: string[], wanted: string, max = 20): string {
+  const sorted = [...known].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (sorted.length <= max) return sorted.join(', ');
+  const near = sorted
+    .map((name) => ({ name, d: distance(wanted.toLowerCase(), name.toLowerCase()) }))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, max)
+    .map((n) => n.name);
+  return `${near.join(', ')} (the ${max} closest of ${sorted.length})`;
 }

@@ -10,6 +10,9 @@ export type ToolSearchErrorCode =
   | 'EMPTY_QUERY' // the query is empty or whitespace only
   | 'INVALID_QUERY' // the query is not a string
   | 'UNKNOWN_STRATEGY' // an options list names a strategy that does not exist
+  | 'UNKNOWN_TOOLSET' // a search's toolsets filter names a toolset the index does not hold (message lists the known ones)
+  | 'NO_STRATEGIES' // the options switch off every strategy (message lists the ones there are)
+  | 'EMPTY_INDEX' // search() on an engine that holds no tools
   | 'INVALID_OPTION' // an option has the wrong type or range
   | 'INVALID_INDEX' // load() was given something toJSON() did not produce
   | 'INVALID_DATASET' // a dataset / tools file cannot be read

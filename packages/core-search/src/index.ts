@@ -7,7 +7,7 @@ export { analyze, analyzeWords } from './analysis/analyze.js';
 export { analyzeTool, toolsetOf } from './analysis/document.js';
 export { bareName, compactKey, serverPrefix, splitIdentifier } from './analysis/identifier.js';
 export { analyzeQuery, boundQuery, detectShape } from './analysis/query.js';
-export { summarize } from './analysis/summarize.js';
+export { countOf, QUOTED_QUERY_CHARS, quoteQuery, summarize } from './analysis/summarize.js';
 export type { Dataset, LabelledQuery } from './dataset.js';
 export { parseDataset, readDataset, readTools } from './dataset.js';
 export { DEFAULTS } from './defaults.js';
@@ -43,9 +43,9 @@ export { fuse } from './fusion.js';
 export type { Limits } from './options.js';
 export type { PackFile, PackMatch, PackRegistryTool } from './pack.js';
 export { PhrasingPack, parsePackFile, readPackFile, shippedPackDir } from './pack.js';
+export type { RetrieverContext, RetrieverFactory } from './retrieval/registry.js';
+export { DEFAULT_RETRIEVERS } from './retrieval/registry.js';
 export type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from './retriever.js';
-export type { RetrieverContext, RetrieverFactory } from './retrievers/index.js';
-export { DEFAULT_RETRIEVERS } from './retrievers/index.js';
 export type {
   Degraded,
   JsonSchemaObject,

@@ -7,7 +7,9 @@ import {
   analyzeWords,
   bareName,
   compactKey,
+  countOf,
   detectShape,
+  quoteQuery,
   serverPrefix,
   splitIdentifier,
   summarize,
@@ -109,6 +111,22 @@ describe('query shape', () => {
   });
 });
 
+describe('quoteQuery and countOf', () => {
+  it('quotes a short query whole, flattened, and cuts a long one at 80 characters', () => {
+    expect(quoteQuery('send  an\nemail')).toBe('"send an email"');
+    expect(quoteQuery('x'.repeat(80))).toBe(`"${'x'.repeat(80)}"`);
+    expect(quoteQuery('x'.repeat(200_000))).toBe(`"${'x'.repeat(80)}…"`);
+    // Cut by characters, not UTF-16 units: an emoji is never split.
+    expect(quoteQuery('😀'.repeat(100))).toBe(`"${'😀'.repeat(80)}…"`);
+    // Whitespace past the scanned head still counts as a cut.
+    expect(quoteQuery(`short${' '.repeat(1000)}tail`)).toBe('"short…"');
+  });
+
+  it('puts a count with its noun', () => {
+    expect([0, 1, 2].map((n) => countOf(n, 'hit'))).toEqual(['0 hits', '1 hit', '2 hits']);
+  });
+});
+
 describe('summarize', () => {
   it('takes the first sentence', () => {
     expect(summarize('Clicks on the provided element. Then waits.')).toBe('Clicks on the provided element.');
@@ -161,5 +179,8 @@ describe('analyzeTool', () => {
     expect(toolsetOf({ name: 'a__b', category: 'cat' })).toBe('cat');
     expect(toolsetOf({ name: 'a__b', category: null })).toBe('a');
     expect(toolsetOf({ name: 'plain' })).toBe('default');
+    // The one rule for every package: split at the last `__`, as bareName and serverPrefix do.
+    expect(toolsetOf({ name: 'a__b__c' })).toBe('a__b');
+    expect(bareName('a__b__c')).toBe('c');
   });
 });

@@ -130,6 +130,36 @@ describe.concurrent('toolsearch CLI: usage', () => {
     expect(result.stdout).toBe('');
   });
 
+  it.each([
+    [['--toolset', 'wether'], /^toolsearch: unknown toolset "wether"; known: fs, git, mail, weather\n$/],
+    [
+      ['--disable', 'keyword,tfidf,synonyms,fuzzy,prefix,ngram,category,exact'],
+      /^toolsearch: this search switches off every strategy; enable at least one of keyword, tfidf, /,
+    ],
+  ])('exits 2 when %j selects nothing, listing the valid choices', async (extra, message) => {
+    const result = await run('search', 'forecast', '--tools', toolsFile, '--no-embedding', ...extra);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 on a tools file that lists no tools', async () => {
+    const empty = join(dir, 'empty.json');
+    writeFileSync(empty, '[]');
+    const result = await run('search', 'forecast', '--tools', empty, '--no-embedding');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--tools ${empty}: the file lists no tools`);
+  });
+
+  it('prints the version of package.json with --version', async () => {
+    const { version } = JSON.parse(readFileSync(join(REPO, 'packages/core-search/package.json'), 'utf8'));
+    for (const flag of ['--version', '-v']) {
+      const result = await run(flag);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(`${version}\n`);
+    }
+  });
+
   it('exits 1 when the tools file cannot be read', async () => {
     const result = await run('search', 'x', '--tools', join(dir, 'nope.json'), '--no-embedding');
     expect(result.code).toBe(1);
@@ -195,7 +225,20 @@ describe.concurrent('toolsearch search', () => {
     const lines = result.stdout.split('\n');
     expect(lines[0]).toMatch(/^#\s+name\s+toolset\s+score\s+matched by\s+summary$/);
     expect(lines[1]).toMatch(/^1\s+mail__send_email\s+mail\s+\d\.\d{4}\s+\S+\s+Send an email/);
-    expect(result.stdout).toMatch(/Top toolsets: mail \(/);
+    expect(result.stdout).toMatch(/Top toolsets: mail \(1 of 1 tool, /);
+  });
+
+  it('prints the explanation with --explain as text too', async () => {
+    const result = await run('search', 'send email', '--tools', toolsFile, '--no-embedding', '--explain');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Query analysis: shape keywords; terms send email/m);
+    expect(result.stdout).toMatch(/^ {2}keyword: 1\. mail__send_email \(\d+\.\d{3}\)/m);
+  });
+
+  it('quotes at most the first 80 characters of a query', async () => {
+    const result = await run('search', 'q'.repeat(5000), '--tools', toolsFile, '--no-embedding');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`No tools match "${'q'.repeat(80)}…".\n`);
   });
 
   it('searches the bundled registry by default', async () => {

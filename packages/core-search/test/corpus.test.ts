@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { Corpus, FIELD_RADIX, fieldCount, uniqueTerms, weightedTf } from '../src/corpus.js';
 import { DEFAULTS, FIELD_NAMES } from '../src/defaults.js';
 import { analyzeTool } from '../src/index.js';
+import { Vocabulary } from '../src/retrieval/vocabulary.js';
 import { IncrementalNorms } from '../src/retrievers/tfidf.js';
-import { Scores, topHits } from '../src/retrievers/top-k.js';
-import { Vocabulary } from '../src/retrievers/vocabulary.js';
+import { Scores, topHits } from '../src/top-k.js';
 
 const docs = [
   analyzeTool({ name: 'weather', description: 'Weather forecast for a city.' }, 0),

@@ -1,10 +1,9 @@
 // The embedding strategy inside the engine: default on, never blocks startup, degrades cleanly.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MODEL_PATH } from '../src/embedding/index.js';
 import { type Progress, ToolSearch } from '../src/engine.js';
 import type { ToolDefinition } from '../src/types.js';
 
@@ -21,7 +20,7 @@ const TOOLS: ToolDefinition[] = [
   { name: 'git__commit', description: 'Create a git commit with the staged changes' },
 ];
 
-describe.skipIf(!existsSync(DEFAULT_MODEL_PATH))('engine with the embedding strategy', () => {
+describe('engine with the embedding strategy', () => {
   it('answers lexically while loading, then fuses the embedding ranking', async () => {
     const engine = new ToolSearch({ tools: TOOLS, embedding: { cacheDir: join(scratch, 'cache'), env: {} } });
     const early = await engine.search('my site feels slow');

@@ -40,7 +40,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe.skipIf(!existsSync(DEFAULT_MODEL_PATH))('a hub model id', () => {
+describe('a hub model id', () => {
   const docs = [
     analyzeTool({ name: 'weather__forecast', description: 'Weather forecast for a city' }, 0),
     analyzeTool({ name: 'mail__send_email', description: 'Send an email message' }, 1),

@@ -7,7 +7,6 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readDataset } from '../src/dataset.js';
-import { DEFAULT_MODEL_PATH } from '../src/embedding/index.js';
 import { ToolSearch } from '../src/engine.js';
 import { evaluate } from '../src/eval/evaluate.js';
 import type { MetricSummary } from '../src/eval/metrics.js';
@@ -37,7 +36,7 @@ async function fusedAndLexical(file: string): Promise<{
   return { fused: fused.metrics, lexical: lexical.metrics, segments };
 }
 
-describe.skipIf(!existsSync(DEFAULT_MODEL_PATH))('fused vs lexical-only quality', () => {
+describe('fused vs lexical-only quality', () => {
   it.skipIf(!existsSync(MCPTOOLBENCH))(
     'MCPToolBench++ (held out): fused is not worse in any metric',
     async () => {

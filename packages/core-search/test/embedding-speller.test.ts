@@ -1,5 +1,4 @@
 // Typo correction of queries for word-level embedding models (src/embedding/speller.ts).
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL_PATH } from '../src/embedding/index.js';
 import { spellerForTokenizer, WordSpeller } from '../src/embedding/speller.js';
@@ -43,7 +42,7 @@ describe('spellerForTokenizer', () => {
   });
 });
 
-describe.skipIf(!existsSync(DEFAULT_MODEL_PATH))('the bundled (word-level) model', () => {
+describe('the bundled (word-level) model', () => {
   it('embeds a misspelt query like the corrected one, and leaves documents as written', async () => {
     const embedder = new TransformersEmbedder({
       source: { kind: 'path', path: DEFAULT_MODEL_PATH, bundled: true },

@@ -14,7 +14,10 @@ import {
   ToolSearch,
   ToolSearchError,
   type ToolsetInfo,
+  toolsetOf,
 } from '@toolsearch/core-search';
+import { distance } from 'fastest-levenshtein';
+import { stderrLog } from './defaults.js';
 import type { LearnedUse } from './learn/types.js';
 
 /**
@@ -37,13 +40,6 @@ export interface CatalogTool {
   definition: Tool;
 }
 
-/** The toolset rule of core-search: explicit toolset, else the `server` of `server__tool`, else "default". */
-export function toolsetOf(name: string, explicit?: string): string {
-  if (explicit) return explicit;
-  const cut = name.indexOf('__');
-  return cut > 0 ? name.slice(0, cut) : 'default';
-}
-
 export interface CatalogSearchOptions {
   limit: number;
   toolset?: string;
@@ -64,7 +60,7 @@ export class Catalog {
 
   constructor(options: { engine?: EngineOptions; log?: (line: string) => void } = {}) {
     this.engine = new ToolSearch(options.engine ?? {});
-    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.log = options.log ?? stderrLog;
   }
 
   get size(): number {
@@ -166,7 +162,8 @@ export class Catalog {
   addTools(tools: readonly { definition: Tool; toolset?: string }[]): void {
     const byToolset = new Map<string, Tool[]>();
     for (const t of tools) {
-      const toolset = toolsetOf(t.definition.name, t.toolset);
+      // core-search's rule, so the adapter and the engine group a name alike.
+      const toolset = toolsetOf({ name: t.definition.name, ...(t.toolset ? { toolset: t.toolset } : {}) });
       byToolset.set(toolset, [...(byToolset.get(toolset) ?? []), t.definition]);
     }
     for (const [toolset, defs] of byToolset) this.setToolset(toolset, [...this.existing(toolset), ...defs]);
@@ -193,7 +190,7 @@ export class Catalog {
     // Toolset names are few and often mistyped: close spellings first, then the engine's evidence.
     const lower = name.toLowerCase();
     const byName = this.toolsets()
-      .map((t) => ({ name: t.name, distance: editDistance(lower, t.name.toLowerCase()) }))
+      .map((t) => ({ name: t.name, distance: distance(lower, t.name.toLowerCase()) }))
       .filter(
         (t) =>
           t.distance <= Math.max(2, Math.floor(lower.length / 3)) || t.name.toLowerCase().includes(lower),
@@ -206,20 +203,6 @@ export class Catalog {
   private existing(toolset: string): Tool[] {
     return this.toolsOf(toolset).map((n) => (this.tools.get(n) as CatalogTool).definition);
   }
-}
-
-/** Levenshtein distance, for did-you-mean over the few toolset names. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
-    }
-    prev = row;
-  }
-  return prev[b.length] ?? 0;
 }
 
 function toEngineTool(entry: CatalogTool): ToolDefinition {

@@ -3,9 +3,10 @@
  * section. Precedence: flag > mcp.json > default (the default is applied
  * downstream, by `Gateway` and `serveHttp`, when neither is set).
  */
+
+import { MAX_TIMER_MS } from './defaults.js';
 import { AdapterError } from './errors.js';
 import type { GatewayConfig } from './gateway/config.js';
-import { MAX_TIMER_MS } from './http.js';
 
 export interface SettingFlags {
   'list-changed-window'?: string | undefined;

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { positiveInt, resolveSettings } from './cli-settings.js';
+import { VERSION } from './defaults.js';
 import { AdapterError } from './errors.js';
 import { readGatewayConfig } from './gateway/config.js';
 import { Gateway } from './gateway/gateway.js';
@@ -59,34 +60,60 @@ every MCP server in mcp.json ("mcpServers" format of Claude Desktop / Cursor).
                          else learned.json in $XDG_CACHE_HOME/toolsearch)
   --clear-learned        delete the learned uses of that store, then exit
   -h, --help             this help
+  -v, --version          print the version
 
 Environment: TOOLSEARCH_ALWAYS_LOADED=a__x,b (tools or toolsets always listed).
 `;
 
+/** A mistake in how the command was called: the usage is printed with it, exit code 2. */
+class UsageError extends Error {}
+
+/** Flags that only mean something with --http. */
+const HTTP_ONLY = ['port', 'host', 'token', 'session-idle-timeout', 'max-sessions'] as const;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  http: { type: 'boolean', default: false },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+  'report-tokens': { type: 'boolean', default: false },
+  query: { type: 'string' },
+  'list-changed-window': { type: 'string' },
+  'session-idle-timeout': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'no-learn': { type: 'boolean', default: false },
+  'learn-store': { type: 'string' },
+  'clear-learned': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
+} as const;
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, strict: true }).values;
+  } catch (err) {
+    // parseArgs names the option: "Unknown option '--frob'. ..."
+    throw new UsageError((err as Error).message);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: 'string' },
-      http: { type: 'boolean', default: false },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      token: { type: 'string' },
-      'report-tokens': { type: 'boolean', default: false },
-      query: { type: 'string' },
-      'list-changed-window': { type: 'string' },
-      'session-idle-timeout': { type: 'string' },
-      'max-sessions': { type: 'string' },
-      'no-learn': { type: 'boolean', default: false },
-      'learn-store': { type: 'string' },
-      'clear-learned': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
+  const values = parse(argv);
   if (values.help) {
     process.stdout.write(HELP);
     return;
+  }
+  if (values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  if (!values.http) {
+    const given = HTTP_ONLY.filter((flag) => values[flag] !== undefined);
+    if (given.length > 0)
+      throw new UsageError(
+        `${given.map((f) => `--${f}`).join(', ')} only ${given.length === 1 ? 'applies' : 'apply'} with --http`,
+      );
   }
   if (!values.config)
     throw new AdapterError('INVALID_CONFIG', '--config <mcp.json> is required (see --help)');
@@ -116,6 +143,19 @@ async function main(argv: string[]): Promise<void> {
       log(`toolsearch-mcp: upstream ${s.name} is ${s.state}${s.error ? `: ${s.error}` : ''}`);
 
   if (values['report-tokens']) {
+    // Nothing answered: a report of zero tools would read as a success.
+    if (gateway.catalog.size === 0) {
+      await gateway.close();
+      throw new AdapterError(
+        'UPSTREAM_DOWN',
+        `--report-tokens: no upstream gave any tools (${
+          gateway
+            .status()
+            .map((s) => `${s.name}: ${s.state}`)
+            .join(', ') || 'mcp.json lists no servers'
+        })`,
+      );
+    }
     const report = await tokenReport(
       gateway,
       config.alwaysLoaded,
@@ -165,6 +205,10 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`toolsearch-mcp: ${err.message}\n\n${HELP}`);
+    process.exit(2);
+  }
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

@@ -1,7 +1,31 @@
 /**
- * The adapter's limits and safety defaults that are not search settings (those are in
- * core-search's defaults.ts). Each one is configurable where its comment says.
+ * The adapter's defaults and limits, each defined here once: the library
+ * (`withToolSearch`), the gateway, the HTTP host and the CLI all import them.
+ * `checkSetting` is the one validator for the settings a user can give in
+ * several places (an option, mcp.json's `toolsearch` section, a CLI flag).
  */
+import { createRequire } from 'node:module';
+import { z } from 'zod';
+import { AdapterError } from './errors.js';
+
+/**
+ * Loaded tools a session keeps bound (always-loaded ones not counted). Enough for a
+ * few toolsets at once; beyond it the tool list grows back toward the size the
+ * adapter exists to avoid, so the least recently used are evicted.
+ */
+export const DEFAULT_MAX_BOUND_TOOLS = 40;
+/** How long after a list_changed a client may take to re-fetch tools/list before we assume it never will. */
+export const DEFAULT_LIST_CHANGED_WINDOW_MS = 2000;
+/** A forwarded tools/call that has not answered by then is reported as UPSTREAM_TIMEOUT. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** An upstream must answer initialize and list its tools within this (npx may install on first start). */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+/** An HTTP session without a request for this long is closed (the MCP spec leaves it to the server). */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/** setTimeout fires at once (with a warning) past 2^31 - 1 ms, about 24.8 days. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Limits and safety defaults that are not search settings (those are in core-search's defaults.ts). */
 export const ADAPTER_DEFAULTS = {
   /**
    * HTTP: open sessions at once; an `initialize` over it gets 503. A session holds about
@@ -22,3 +46,48 @@ export const ADAPTER_DEFAULTS = {
    */
   maxJsonDepth: 256,
 } as const satisfies { maxSessions: number; redactSecrets: boolean; maxJsonDepth: number };
+
+/** This package's version, from its package.json (src/ and dist/ both sit one level below it). */
+export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
+  .version;
+
+/** The name the adapter gives itself to MCP peers (serverInfo and clientInfo). */
+export const IMPLEMENTATION = { name: 'toolsearch-mcp', version: VERSION } as const;
+
+/** The default log: one line to stderr (stdout carries the stdio protocol). */
+export function stderrLog(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+const positiveInt = (max?: number) => (max === undefined ? z.int().min(1) : z.int().min(1).max(max));
+
+/** Numeric settings and their bounds: one schema each, wherever the value comes from. */
+export const SETTING_SCHEMAS = {
+  maxBoundTools: positiveInt(),
+  callTimeoutMs: positiveInt(MAX_TIMER_MS),
+  listChangedWindowMs: positiveInt(MAX_TIMER_MS),
+  sessionIdleTimeoutMs: positiveInt(MAX_TIMER_MS),
+  maxSessions: positiveInt(),
+} satisfies Record<string, z.ZodType<number>>;
+
+export type SettingName = keyof typeof SETTING_SCHEMAS;
+
+/** Why `value` does not fit `setting`, in words (undefined when it fits). */
+export function settingProblem(setting: SettingName, value: unknown): string | undefined {
+  const result = SETTING_SCHEMAS[setting].safeParse(value);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0];
+  const got = typeof value === 'number' || value === undefined ? String(value) : JSON.stringify(value);
+  if (issue?.code === 'too_big') return `must be at most ${String(issue.maximum)}, got ${got}`;
+  return `must be a positive integer, got ${got}`;
+}
+
+/**
+ * Checks one setting and returns it; throws INVALID_CONFIG naming `field` (the option,
+ * `toolsearch.x` in mcp.json, or the flag) when it does not fit.
+ */
+export function checkSetting(setting: SettingName, value: unknown, field: string = setting): number {
+  const problem = settingProblem(setting, value);
+  if (problem !== undefined) throw new AdapterError('INVALID_CONFIG', `${field} ${problem}`, { field });
+  return value as number;
+}

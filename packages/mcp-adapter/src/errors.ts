@@ -8,6 +8,7 @@ export type AdapterErrorCode =
   | 'INVALID_ARGUMENTS' // a meta-tool or proxied call got bad arguments (message names the path)
   | 'UNKNOWN_TOOL' // no such tool (message carries did-you-mean suggestions)
   | 'UNKNOWN_TOOLSET' // no such toolset (message carries did-you-mean suggestions)
+  | 'NO_TOOLS' // a search with nothing to search: no tool is registered or every upstream is down
   | 'UPSTREAM_DOWN' // the upstream server failed to start or crashed
   | 'UPSTREAM_TIMEOUT' // the upstream did not answer within the call timeout
   | 'UPSTREAM_ERROR' // the upstream answered with a protocol error

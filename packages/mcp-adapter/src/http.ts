@@ -21,7 +21,7 @@ import {
   isLegacyRequest,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { ADAPTER_DEFAULTS } from './defaults.js';
+import { ADAPTER_DEFAULTS, checkSetting, DEFAULT_SESSION_IDLE_TIMEOUT_MS, stderrLog } from './defaults.js';
 import { AdapterError } from './errors.js';
 import { isV2Serving } from './library/sdk-internals.js';
 
@@ -71,13 +71,12 @@ export interface HttpHandle {
   sessionCount(): number;
   /** Armed idle timers (diagnostics; 0 once closed). */
   idleTimerCount(): number;
+  /** The armed idle timers themselves (diagnostics: lets a caller check they are unref-ed). */
+  idleTimers(): NodeJS.Timeout[];
   close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
-/** setTimeout fires at once (with a warning) past 2^31 - 1 ms, about 24.8 days. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface HostedSession {
   transport: NodeStreamableHTTPServerTransport;
@@ -97,23 +96,12 @@ export function isLoopback(host: string): boolean {
 export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const idleMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
-  if (typeof idleMs !== 'number' || !(idleMs > 0) || idleMs > MAX_TIMER_MS)
-    throw new AdapterError(
-      'INVALID_CONFIG',
-      `sessionIdleTimeoutMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}, got ${String(idleMs)}`,
-      { field: 'sessionIdleTimeoutMs' },
-    );
-  const maxSessions = options.maxSessions ?? ADAPTER_DEFAULTS.maxSessions;
-  if (!Number.isInteger(maxSessions) || maxSessions < 1)
-    throw new AdapterError(
-      'INVALID_CONFIG',
-      `maxSessions must be a positive integer, got ${String(maxSessions)}`,
-      {
-        field: 'maxSessions',
-      },
-    );
+  const log = options.log ?? stderrLog;
+  const idleMs = checkSetting(
+    'sessionIdleTimeoutMs',
+    options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  );
+  const maxSessions = checkSetting('maxSessions', options.maxSessions ?? ADAPTER_DEFAULTS.maxSessions);
   const loopback = isLoopback(host);
   if (!loopback && !options.token)
     throw new AdapterError(
@@ -292,6 +280,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     port,
     sessionCount: () => sessions.size,
     idleTimerCount: () => idleTimers,
+    idleTimers: () => [...sessions.values()].flatMap((s) => (s.timer === undefined ? [] : [s.timer])),
     close: async () => {
       closing = true;
       await modern.close().catch(() => {});

@@ -1,9 +1,17 @@
 // The public API of @toolsearch/mcp-adapter. Everything a user may import is
 // exported here by name; anything not exported here is internal.
 
+export { toolsetOf } from '@toolsearch/core-search';
 export type { CatalogTool, EngineOptions } from './catalog.js';
-export { Catalog, toolsetOf } from './catalog.js';
-export { ADAPTER_DEFAULTS } from './defaults.js';
+export { Catalog } from './catalog.js';
+export {
+  ADAPTER_DEFAULTS,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_LIST_CHANGED_WINDOW_MS,
+  DEFAULT_MAX_BOUND_TOOLS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  VERSION,
+} from './defaults.js';
 export type { AdapterErrorCode } from './errors.js';
 export { AdapterError } from './errors.js';
 export type { GatewayOptions } from './gateway/gateway.js';
@@ -11,7 +19,7 @@ export { Gateway, TOOL_LIST_CACHE_HINT } from './gateway/gateway.js';
 export type { FollowedSearch, HandleCodecOptions, HandleState } from './handles.js';
 export { DEFAULT_HANDLE_TTL_SECONDS, HANDLE_KEY_ENV, HandleCodec, MIN_HANDLE_KEY_BYTES } from './handles.js';
 export type { ConnectableServer, HttpHandle, HttpOptions, ServeContext } from './http.js';
-export { DEFAULT_SESSION_IDLE_TIMEOUT_MS, isLoopback, serveHttp } from './http.js';
+export { isLoopback, serveHttp } from './http.js';
 export type { ToolSearchHandle, WithToolSearchOptions } from './library/with-tool-search.js';
 export { alwaysLoadedFromEnv, withToolSearch } from './library/with-tool-search.js';
 export type {
@@ -39,4 +47,4 @@ export { ERROR_META_KEY } from './render.js';
 export type { TokenReport } from './report.js';
 export { formatTokenReport, tokenReport } from './report.js';
 export type { ListChangedSupport, LoadOutcome, SessionOptions, UnloadOutcome } from './session.js';
-export { DEFAULT_LIST_CHANGED_WINDOW_MS, DEFAULT_MAX_BOUND_TOOLS, SessionState } from './session.js';
+export { SessionState } from './session.js';

@@ -312,6 +312,17 @@ async function searchTools(ctx: MetaContext, input: SearchInput): Promise<CallTo
   const query = input.query?.trim() ?? '';
   if (query === '')
     return textResult(renderOverview(catalog, ctx.session, ctx.backend.status?.() ?? [], input.toolset));
+  if (catalog.size === 0) {
+    // Say why rather than "no match": every upstream is down, or nothing is registered.
+    const down = (ctx.backend.status?.() ?? []).filter((s) => s.state !== 'ready');
+    throw new AdapterError(
+      'NO_TOOLS',
+      down.length > 0
+        ? `no tools to search: ${down.map((s) => `upstream ${s.name} is ${s.state}`).join('; ')}`
+        : 'no tools to search: none is registered',
+      { upstreams: down.map((s) => s.name) },
+    );
+  }
   const prior = stateless(ctx) ? await openHandle(ctx.handles, input.handle) : undefined;
   const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
   const response = await catalog.search(query, {

@@ -4,7 +4,7 @@
  */
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { SearchResponse } from '@toolsearch/core-search';
+import { countOf, quoteQuery, type SearchResponse } from '@toolsearch/core-search';
 import type { Catalog } from './catalog.js';
 import { renderDetail, type ToolDetail } from './details.js';
 import { AdapterError } from './errors.js';
@@ -41,16 +41,18 @@ export function renderSearch(
 ): string {
   const proxy = session.listChangedSupport() === 'no';
   if (response.results.length === 0)
-    return `No tools match "${response.query}". Try other words, or search_tools {} for the toolsets.`;
+    return `No tools match ${quoteQuery(response.query)}. Try other words, or search_tools {} for the toolsets.`;
   const degraded = response.degraded ? ' (keyword match only: semantic model not ready)' : '';
-  const lines = [`Tools for "${response.query}"${degraded}:`];
+  const lines = [`Tools for ${quoteQuery(response.query)}${degraded}:`];
   response.results.forEach((r, i) => {
     const loaded = session.isBound(r.name) ? ' (loaded)' : '';
     lines.push(`${i + 1}. ${r.name} [${r.toolset}]${loaded} ${r.summary}`);
     const detail = renderDetail(details?.get(r.name));
     if (detail) lines.push(detail);
   });
-  const sets = response.toolsets.slice(0, 3).map((t) => `${t.toolset} (${t.hits} hits/${t.toolCount} tools)`);
+  const sets = response.toolsets
+    .slice(0, 3)
+    .map((t) => `${t.toolset} (${countOf(t.hits, 'hit')}/${countOf(t.toolCount, 'tool')})`);
   if (sets.length > 0) lines.push(`Toolsets: ${sets.join(', ')}`);
   const first = response.results[0];
   if (first && session.isBound(first.name))
@@ -84,7 +86,7 @@ export function renderOverview(
   // Upstreams with no indexed tools (failed to start, disabled) are still worth reporting.
   for (const s of status.values())
     if (!only || s.name === only) lines.push(`- ${s.name} (0 tools${health(s)})`);
-  const head = `${lines.length} toolsets, ${total} tools. search_tools {query} finds tools; load_toolset binds them.`;
+  const head = `${countOf(lines.length, 'toolset')}, ${countOf(total, 'tool')}. search_tools {query} finds tools; load_toolset binds them.`;
   return [head, ...lines].join('\n');
 }
 

@@ -4,6 +4,7 @@
  * and the list after loading one toolset.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { countOf, quoteQuery } from '@toolsearch/core-search';
 import type { Gateway } from './gateway/gateway.js';
 import { META_TOOLS } from './meta-tools.js';
 import { renderSearch } from './render.js';
@@ -73,12 +74,12 @@ export function formatTokenReport(r: TokenReport): string {
   const pct = (n: number) => (r.eager > 0 ? ` (${((100 * n) / r.eager).toFixed(1)}% of eager)` : '');
   const lines = [
     'tokens (cl100k, js-tiktoken)',
-    `eager tools/list, ${r.upstreams} upstreams, ${r.tools} tools: ${r.eager}`,
+    `eager tools/list, ${countOf(r.upstreams, 'upstream')}, ${countOf(r.tools, 'tool')}: ${r.eager}`,
     `lazy initial tools/list: ${r.lazyInitial}${pct(r.lazyInitial)}  (meta-tools alone: ${r.metaTools})`,
     ...r.afterLoad.map(
-      (l) => `after load_toolset ${l.toolset} (${l.tools} tools): ${l.tokens}${pct(l.tokens)}`,
+      (l) => `after load_toolset ${l.toolset} (${countOf(l.tools, 'tool')}): ${l.tokens}${pct(l.tokens)}`,
     ),
-    `search_tools "${r.search.query}" (${r.search.hits} hits): ${r.search.tokens}`,
+    `search_tools ${quoteQuery(r.search.query)} (${countOf(r.search.hits, 'hit')}): ${r.search.tokens}`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -7,6 +7,7 @@
  * outside the cap and never evicted or unloaded.
  */
 
+import { DEFAULT_LIST_CHANGED_WINDOW_MS, DEFAULT_MAX_BOUND_TOOLS } from './defaults.js';
 import type { FollowedSearch } from './handles.js';
 
 export type ListChangedSupport = 'unknown' | 'yes' | 'no';
@@ -39,9 +40,6 @@ export interface UnloadOutcome {
   /** Named but not bound. */
   notLoaded: string[];
 }
-
-export const DEFAULT_MAX_BOUND_TOOLS = 40;
-export const DEFAULT_LIST_CHANGED_WINDOW_MS = 2000;
 
 export class SessionState {
   readonly alwaysLoaded: ReadonlySet<string>;

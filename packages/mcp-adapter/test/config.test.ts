@@ -9,13 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveSettings } from '../src/cli-settings.js';
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MAX_BOUND_TOOLS } from '../src/defaults.js';
 import { AdapterError } from '../src/errors.js';
-import {
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_MAX_BOUND_TOOLS,
-  parseGatewayConfig,
-  readGatewayConfig,
-} from '../src/gateway/config.js';
+import { parseGatewayConfig, readGatewayConfig } from '../src/gateway/config.js';
 import { REDACTED, redactSecrets } from '../src/gateway/redact.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolsearch-config-'));
@@ -190,6 +186,35 @@ describe('parseGatewayConfig', () => {
   ])('rejects %j naming %s', (json, where) => {
     const err = parseError(json);
     expect(err.message).toContain(`toolsearch-mcp: mcp.json: ${where}`);
+  });
+
+  it('lists every problem at once, each with its path', () => {
+    const err = parseError({
+      mcpServers: {
+        gh: { command: 'gh', args: ['ok', 3], disabled: 'yes' },
+        web: { url: 'http://h/mcp', env: { A: 'b' } },
+        'bad name': { command: 'x' },
+      },
+      toolsearch: { maxSessions: 0, colour: 'red' },
+    });
+    expect(err.details.problems).toEqual([
+      { field: 'mcpServers.gh.disabled', message: 'must be true or false', server: 'gh' },
+      { field: 'mcpServers.gh.args[1]', message: 'must be a string', server: 'gh' },
+      {
+        field: 'mcpServers.web.env',
+        message: 'only applies to stdio servers (this one has "url")',
+        server: 'web',
+      },
+      {
+        field: 'mcpServers.bad name',
+        message: 'has an invalid server name: use letters, digits, "_", "-", "." and no "__"',
+        server: 'bad name',
+      },
+      { field: 'toolsearch.maxSessions', message: 'must be a positive integer, got 0' },
+      { field: 'toolsearch.colour', message: expect.stringContaining('is not a known setting (known: ') },
+    ]);
+    expect(err.message).toMatch(/^toolsearch-mcp: mcp\.json: 6 problems: mcpServers\.gh\.disabled must be/);
+    expect(err.message).toContain('; toolsearch.maxSessions must be a positive integer, got 0; ');
   });
 
   it('names the server and field of an unset variable, in the message and details', () => {

@@ -26,10 +26,11 @@ beforeAll(async () => {
       ],
       alwaysLoaded: [],
       maxBoundTools: 40,
-      callTimeoutMs: 1500,
+      callTimeoutMs: 3000, // the hang test waits this long; real calls must fit in it under load
     },
     engine: { embedding: false },
-    upstreams: { startTimeoutMs: 10_000, backoffMs: 50 },
+    // A healthy server must never miss its start on a loaded machine: failing ones exit at once.
+    upstreams: { startTimeoutMs: 60_000, backoffMs: 50 },
     log: () => {},
   });
   c = await connectSession(gateway);

@@ -1,12 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { META_TOOLS } from '../src/index.js';
 import { fixtureServer, memoryServer, waitFor } from './fixtures/servers.js';
@@ -97,6 +96,37 @@ describe('toolsearch-mcp CLI', () => {
     expect(missing.stderr).toContain('nope.json');
   });
 
+  it('usage mistakes exit 2 with the usage; --version prints package.json', () => {
+    const frob = runCli(['--frob']);
+    expect(frob.status).toBe(2);
+    expect(frob.stderr).toContain("Unknown option '--frob'");
+    expect(frob.stderr).toContain('Usage: toolsearch-mcp --config mcp.json');
+    expect(frob.stdout).toBe('');
+    const port = runCli(['--config', configPath, '--port', '3001']);
+    expect(port.status).toBe(2);
+    expect(port.stderr).toContain('--port only applies with --http');
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    const shown = runCli(['--version']);
+    expect(shown.status).toBe(0);
+    expect(shown.stdout).toBe(`${version}\n`);
+  });
+
+  it('--report-tokens fails when no upstream gave any tools', () => {
+    const downConfig = join(dir, 'mcp-down.json');
+    writeFileSync(
+      downConfig,
+      JSON.stringify({
+        mcpServers: Object.fromEntries(
+          [fixtureServer('broken', ['--fail-start'])].map(({ name, ...rest }) => [name, rest]),
+        ),
+      }),
+    );
+    const out = runCli(['--config', downConfig, '--report-tokens']);
+    expect(out.status).toBe(1);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toContain('--report-tokens: no upstream gave any tools (broken: failed)');
+  });
+
   it('--session-idle-timeout (seconds) overrides toolsearch.sessionIdleTimeoutMs over HTTP', async () => {
     const httpConfig = join(dir, 'mcp-http.json');
     writeFileSync(
@@ -129,18 +159,35 @@ describe('toolsearch-mcp CLI', () => {
       });
       await waitFor(() => /on http:\/\/\S+\/mcp/.test(err), 30_000, 'the HTTP gateway to listen');
       const url = /on (http:\/\/\S+\/mcp)/.exec(err)?.[1] as string;
-      const transport = new StreamableHTTPClientTransport(new URL(url));
-      const client = new Client({ name: 'cli-http-test', version: '1.0.0' });
-      client.onerror = () => {};
-      await client.connect(transport);
-      try {
-        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(META);
-        // mcp.json says an hour; the flag says 1 s, so the session is gone well within 10 s.
-        await waitFor(() => err.includes('idle for 1000 ms: closed'), 10_000, 'the idle session to close');
-        await expect(client.listTools()).rejects.toMatchObject({ code: 404 });
-      } finally {
-        await client.close().catch(() => {});
-      }
+      // One raw initialize, then nothing: no second request can race the 1 s timer on a
+      // loaded machine, and the log line proves which timeout the session got.
+      const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+      const init = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        }),
+      });
+      expect(init.status).toBe(200);
+      const sessionId = init.headers.get('mcp-session-id') as string;
+      expect(sessionId).toBeTruthy();
+      await init.text();
+      // mcp.json says an hour; the flag says 1 s.
+      await waitFor(() => err.includes('idle for 1000 ms: closed'), 30_000, 'the idle session to close');
+      const stale = await fetch(url, {
+        method: 'POST',
+        headers: { ...headers, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+      expect(stale.status).toBe(404);
     } finally {
       child.kill('SIGTERM');
     }

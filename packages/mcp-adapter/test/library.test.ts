@@ -2,9 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { STRATEGY_NAMES } from '@toolsearch/core-search';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AdapterError, ERROR_META_KEY, META_TOOLS, withToolSearch } from '../src/index.js';
+import { renderSearch } from '../src/render.js';
+import { SessionState } from '../src/session.js';
 import { countToolListTokens } from '../src/tokens.js';
 
 /** A developer's server: 12 tools in three groups, each answering with what it got. */
@@ -243,5 +246,59 @@ describe('withToolSearch (library mode)', () => {
     expect(await names(client)).not.toContain('notes__add_note');
     const found = text(await client.callTool({ name: 'search_tools', arguments: { query: 'add a note' } }));
     expect(found).toContain('notes__add_note');
+  });
+});
+
+describe('withToolSearch answers and errors', () => {
+  it('quotes at most the first 80 characters of a long query and counts "1 hit"', async () => {
+    const server = buildServer();
+    await withToolSearch(server, { engine: { embedding: false }, env: {} });
+    const client = await connect(server);
+    open.push(client);
+    const query = `forecast ${'x'.repeat(200_000)}`;
+    const answer = text(await client.callTool({ name: 'search_tools', arguments: { query } }));
+    expect(answer).toContain(`Tools for "${query.slice(0, 80)}…"`);
+    expect(answer.length).toBeLessThan(2000);
+    const one = renderSearch(
+      {
+        query: 'inbox',
+        results: [
+          {
+            name: 'mail__search_inbox',
+            toolset: 'mail',
+            score: 1,
+            summary: 'Search',
+            matchedBy: [],
+            tool: { name: 'x' },
+          },
+        ],
+        toolsets: [{ toolset: 'mail', hits: 1, toolCount: 1, score: 1 }],
+        strategies: ['keyword'],
+      },
+      new SessionState(),
+    );
+    expect(one).toContain('Toolsets: mail (1 hit/1 tool)');
+  });
+
+  it('answers search_tools with NO_TOOLS when there is nothing to search', async () => {
+    const server = new McpServer({ name: 'empty', version: '1.0.0' });
+    await withToolSearch(server, { engine: { embedding: false }, env: {} });
+    const client = await connect(server);
+    open.push(client);
+    const result = (await client.callTool({
+      name: 'search_tools',
+      arguments: { query: 'send email' },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result._meta?.[ERROR_META_KEY]).toEqual({ code: 'NO_TOOLS' });
+    expect(text(result)).toContain('no tools to search');
+  });
+
+  it('rejects engine options that switch off every strategy with a typed error listing them', async () => {
+    const disable = [...STRATEGY_NAMES];
+    await expect(withToolSearch(buildServer(), { engine: { disable }, env: {} })).rejects.toMatchObject({
+      code: 'NO_STRATEGIES',
+      message: expect.stringContaining(STRATEGY_NAMES.join(', ')),
+    });
   });
 });

@@ -20,7 +20,7 @@ function track(configs: UpstreamConfig[], opts: UpstreamManagerOptions = {}) {
   const logs: string[] = [];
   const manager = new UpstreamManager(configs, {
     log: (line) => logs.push(line),
-    startTimeoutMs: 10_000,
+    startTimeoutMs: 60_000, // a healthy start never times out under load; failing ones exit at once
     ...opts,
   });
   managers.push(manager);
@@ -77,9 +77,8 @@ describe('an upstream that fails to start', () => {
   it('gives up on a server that hangs in initialize after startTimeoutMs', async () => {
     // Alone: under load a healthy server may need more than this short timeout to boot.
     const { manager } = track([fixtureServer('stuck', ['--hang-start'])], { startTimeoutMs: 500 });
-    const started = Date.now();
+    // The message names the configured budget: the default (much longer) one was not used.
     await manager.start();
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(statusOf(manager, 'stuck')).toMatchObject({ state: 'failed' });
     expect(statusOf(manager, 'stuck').error).toContain('did not finish starting within 500 ms');
   });
@@ -90,9 +89,9 @@ describe('an upstream that crashes during a call', () => {
     const failFlag = join(dir, 'fail-next-start');
     const { manager, logs } = track(
       [fixtureServer('flaky', ['--fail-if-exists', failFlag]), fixtureServer('steady')],
-      {
-        backoffMs: 400,
-      },
+      // Long enough that the call right after the failed restart falls inside the window even
+      // on a loaded machine; the wait below is a lower bound, so it cannot come too early.
+      { backoffMs: 1500 },
     );
     await manager.start();
     const firstPid = statusOf(manager, 'flaky').pid!;
@@ -117,7 +116,7 @@ describe('an upstream that crashes during a call', () => {
 
     // After the backoff, the next use restarts it for real.
     rmSync(failFlag);
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    await new Promise((resolve) => setTimeout(resolve, 1600));
     expect(await manager.call('flaky__echo', { text: 'back' })).toMatchObject({
       content: [{ text: 'back' }],
     });

@@ -46,7 +46,7 @@ beforeAll(async () => {
   );
   manager = new UpstreamManager(config.upstreams, {
     log: (line) => logs.push(line),
-    startTimeoutMs: 20_000,
+    startTimeoutMs: 60_000,
     backoffMs: 200,
   });
   await manager.start();

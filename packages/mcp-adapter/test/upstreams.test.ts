@@ -38,7 +38,7 @@ beforeAll(async () => {
       everythingServer(),
       fixtureServer('paged', ['--tools', '25', '--page-size', '7']),
     ],
-    { log: (line) => logs.push(line), startTimeoutMs: 20_000, callTimeoutMs: 10_000 },
+    { log: (line) => logs.push(line), startTimeoutMs: 60_000, callTimeoutMs: 10_000 },
   );
   await manager.start();
   for (const s of manager.status()) if (s.pid) pids.push(s.pid);

@@ -22,3 +22,24 @@ export function summarize(description: string | undefined, maxChars = 80): strin
   const head = (cut > maxChars / 2 ? room.slice(0, cut) : room).replace(/[\s,;:.\-–]+$/u, '');
   return `${head}…`;
 }
+
+/** How much of a query an answer repeats back (CLI lines, search_tools answers). */
+export const QUOTED_QUERY_CHARS = 80;
+
+/**
+ * A query as an answer quotes it: whitespace flattened, at most `maxChars` characters
+ * (then "…"), in double quotes. An agent pays for every token of an answer, and a long
+ * query echoed back in full would cost it as much again.
+ */
+export function quoteQuery(query: string, maxChars = QUOTED_QUERY_CHARS): string {
+  // Slice before flattening: a 200 KB query is not scanned whole for a short quote.
+  const head = query.slice(0, maxChars * 4);
+  const chars = [...head.replace(/\s+/gu, ' ').trim()];
+  const cut = chars.length > maxChars || head.length < query.length;
+  return `"${cut ? `${chars.slice(0, maxChars).join('').trimEnd()}…` : chars.join('')}"`;
+}
+
+/** "1 hit", "3 hits": a count with its noun (plural by "s"). */
+export function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -3,7 +3,7 @@ import { splitIdentifier } from './identifier.js';
 /**
  * Word tokenisation. A regular-expression tokenizer rather than wink-nlp's: on the
  * 9,970-tool Smithery corpus wink's readDoc alone took ~1 s for the descriptions,
- * half the indexing budget; wink-nlp still provides the stemmer and the stop list.
+ * half the indexing budget.
  *
  * A raw token is a run of letters/digits joined by code punctuation, so identifiers
  * in prose ("call list_pages first") are split like tool names are.

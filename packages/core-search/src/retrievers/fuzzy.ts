@@ -1,8 +1,8 @@
 import { distance } from 'fastest-levenshtein';
 import { uniqueTerms, type WeightedTerm } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
+import type { RetrieverContext } from '../retrieval/context.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
-import type { RetrieverContext } from './context.js';
 import { oneEditApart } from './exact.js';
 
 /** Allowed edits grow with word length: "calender" may be 1 edit off, "pr" none. */

@@ -1,7 +1,7 @@
 import { uniqueTerms } from '../corpus.js';
+import type { RetrieverContext } from '../retrieval/context.js';
+import { literalWeight } from '../retrieval/literal-weight.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
-import type { RetrieverContext } from './context.js';
-import { literalWeight } from './literal-weight.js';
 
 /** `keyword`: BM25F over the analysed fields, name above tags/toolset above description above schema. */
 export function createKeywordRetriever({ corpus }: RetrieverContext): Retriever {

@@ -1,6 +1,6 @@
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever } from '../retriever.js';
-import { Scores, topHits } from './top-k.js';
+import { Scores, topHits } from '../top-k.js';
 
 /** Distinct character n-grams of a word sequence joined without separators, with edge markers. */
 export function charNgrams(words: readonly string[], n: number = DEFAULTS.ngram.n): Set<string> {

@@ -1,9 +1,9 @@
 import { STOP_WORDS } from '../analysis/stopwords.js';
 import { uniqueTerms, type WeightedTerm } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
+import type { RetrieverContext } from '../retrieval/context.js';
+import { literalWeight } from '../retrieval/literal-weight.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
-import type { RetrieverContext } from './context.js';
-import { literalWeight } from './literal-weight.js';
 
 /**
  * `prefix`: partial words. Each query word of at least minPrefixLength letters also

@@ -1,9 +1,9 @@
 import { uniqueTerms } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
+import type { RetrieverContext } from '../retrieval/context.js';
+import { literalWeight } from '../retrieval/literal-weight.js';
+import { expandTerms } from '../retrieval/synonym-map.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
-import type { RetrieverContext } from './context.js';
-import { literalWeight } from './literal-weight.js';
-import { expandTerms } from './synonym-map.js';
 
 /**
  * `synonyms`: BM25F over the query's terms plus their synonyms, the synonyms weighted

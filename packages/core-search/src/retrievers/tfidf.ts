@@ -1,9 +1,9 @@
 import { type Corpus, type PostingList, weightedTf } from '../corpus.js';
+import type { RetrieverContext } from '../retrieval/context.js';
+import { literalWeight } from '../retrieval/literal-weight.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
+import { Scores } from '../top-k.js';
 import type { QueryShape } from '../types.js';
-import type { RetrieverContext } from './context.js';
-import { literalWeight } from './literal-weight.js';
-import { Scores } from './top-k.js';
 
 /**
  * log(1 + field-weighted tf) of a packed posting, with the field weights of a query shape;

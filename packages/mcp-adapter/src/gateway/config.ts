@@ -3,14 +3,21 @@
  * and Cursor (`command`/`args`/`env`/`cwd` for stdio, `url`/`headers` for
  * Streamable HTTP), plus an optional `toolsearch` section for our own settings.
  *
- * Parsing is strict about the fields we use (every error names the server and
- * the field) and ignores fields other clients add (`autoApprove`, `timeout`, ...)
- * so one mcp.json can be shared between a client and the gateway.
+ * Parsing (zod schemas) is strict about the fields we use, reports every problem
+ * at once with its path, and ignores fields other clients add (`autoApprove`,
+ * `timeout`, ...) so one mcp.json can be shared between a client and the gateway.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_MAX_BOUND_TOOLS,
+  MAX_TIMER_MS,
+  type SettingName,
+  settingProblem,
+} from '../defaults.js';
 import { AdapterError } from '../errors.js';
-import { MAX_TIMER_MS } from '../http.js';
 import { CREDENTIAL_NAME } from './redact.js';
 
 export interface UpstreamConfig {
@@ -73,9 +80,6 @@ export interface EnrichConfig {
   timeoutMs?: number;
 }
 
-export const DEFAULT_MAX_BOUND_TOOLS = 40;
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-
 /**
  * Server names become tool-name prefixes (`server__tool`), and MCP tool names are
  * limited to letters, digits, `_`, `-` (and `.`). A `__` inside a server name
@@ -89,25 +93,188 @@ const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamableHttp', 'stream
 
 type Env = NodeJS.ProcessEnv;
 
+/** One problem found in mcp.json: where (a dotted path) and what. */
+export interface ConfigProblem {
+  field: string;
+  message: string;
+  server?: string;
+}
+
+const nonEmpty = z
+  .string({ error: 'must be a non-empty string' })
+  .refine((s) => s.trim() !== '', 'must be a non-empty string');
+const stringMap = z.record(z.string(), z.string({ error: 'must be a string' }), {
+  error: 'must be an object of string values',
+});
+
+/** One entry of `mcpServers`. Fields other clients add (`autoApprove`, `timeout`, ...) pass through. */
+const ServerSchema = z
+  .looseObject(
+    {
+      disabled: z.boolean({ error: 'must be true or false' }).optional(),
+      type: z.string({ error: 'must be a string' }).optional(),
+      transport: z.string({ error: 'must be a string' }).optional(),
+      command: nonEmpty.optional(),
+      args: z
+        .array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' })
+        .optional(),
+      env: stringMap.optional(),
+      cwd: nonEmpty.optional(),
+      url: z.string({ error: 'must be a string' }).optional(),
+      headers: stringMap.optional(),
+    },
+    { error: 'must be an object with "command" or "url"' },
+  )
+  .superRefine((server, ctx) => {
+    const bad = (field: string, message: string) =>
+      ctx.addIssue({ code: 'custom', path: field ? [field] : [], message });
+    const type = server.type ?? server.transport;
+    if (type === 'sse') bad('type', 'is "sse", which is not supported: use Streamable HTTP ("http")');
+    else if (type !== undefined && !STDIO_TYPES.has(type) && !HTTP_TYPES.has(type))
+      bad('type', `is "${type}": expected "stdio" or "http"`);
+    const hasCommand = server.command !== undefined;
+    const hasUrl = server.url !== undefined;
+    if (hasCommand === hasUrl)
+      bad('', hasCommand ? 'has both "command" and "url"' : 'needs "command" (stdio) or "url" (HTTP)');
+    if (type !== undefined && STDIO_TYPES.has(type) && !hasCommand)
+      bad('command', 'is required for type "stdio"');
+    if (type !== undefined && HTTP_TYPES.has(type) && !hasUrl) bad('url', `is required for type "${type}"`);
+    if (hasCommand && !hasUrl) {
+      for (const field of ['url', 'headers'] as const)
+        if (server[field] !== undefined) bad(field, 'only applies to HTTP servers (this one has "command")');
+    }
+    if (hasUrl && !hasCommand) {
+      for (const field of ['args', 'env', 'cwd'] as const)
+        if (server[field] !== undefined) bad(field, 'only applies to stdio servers (this one has "url")');
+    }
+  });
+
+/** A numeric setting of the `toolsearch` section, checked by the adapter's one validator. */
+const setting = (name: SettingName) =>
+  z
+    .unknown()
+    .superRefine((value, ctx) => {
+      const problem = settingProblem(name, value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional();
+
+/** The `toolsearch` section. It is ours alone, so an unknown key is a typo and an error. */
+const SettingsSchema = z.strictObject(
+  {
+    alwaysLoaded: z
+      .array(z.string({ error: 'must be a tool or toolset name' }), {
+        error: 'must be an array of tool or toolset names',
+      })
+      .optional(),
+    maxBoundTools: setting('maxBoundTools'),
+    callTimeoutMs: setting('callTimeoutMs'),
+    listChangedWindowMs: setting('listChangedWindowMs'),
+    sessionIdleTimeoutMs: setting('sessionIdleTimeoutMs'),
+    maxSessions: setting('maxSessions'),
+    handleKey: z
+      .string({ error: 'must be a non-empty string (at least 32 bytes)' })
+      .min(1, 'must be a non-empty string (at least 32 bytes)')
+      .optional(),
+    redactSecrets: z.boolean({ error: 'must be true or false' }).optional(),
+    // Checked by parseLearn and parseEnrich below, after the rest.
+    learn: z.unknown().optional(),
+    enrich: z.unknown().optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'must be an object') },
+);
+const SETTINGS_KEYS = Object.keys(SettingsSchema.shape);
+
+const ConfigSchema = z.looseObject(
+  {
+    mcpServers: z.record(
+      z
+        .string()
+        .refine(
+          (name) => SERVER_NAME.test(name) && !name.includes('__'),
+          'has an invalid server name: use letters, digits, "_", "-", "." and no "__"',
+        ),
+      ServerSchema,
+      { error: 'must be an object mapping server names to configs' },
+    ),
+    toolsearch: SettingsSchema.optional(),
+  },
+  { error: 'must be a JSON object with an "mcpServers" object' },
+);
+
+/** "mcpServers.gh.args[1]" for the path ["mcpServers", "gh", "args", 1]. */
+function fieldOf(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(root)';
+  return path
+    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
+    .join('');
+}
+
+function problemsOf(error: z.ZodError): ConfigProblem[] {
+  return error.issues.flatMap((issue) => {
+    const server =
+      issue.path[0] === 'mcpServers' && issue.path.length > 1 ? String(issue.path[1]) : undefined;
+    const at = (path: readonly PropertyKey[], message: string): ConfigProblem => ({
+      field: fieldOf(path),
+      message,
+      ...(server !== undefined ? { server } : {}),
+    });
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) =>
+        at([...issue.path, key], `is not a known setting (known: ${SETTINGS_KEYS.join(', ')})`),
+      );
+    // A bad key of mcpServers: the key schema's own message says what is wrong with the name.
+    if (issue.code === 'invalid_key') return [at(issue.path, issue.issues[0]?.message ?? issue.message)];
+    return [at(issue.path, issue.message)];
+  });
+}
+
+/** Every problem in one error: the message lists them all, each with its path. */
+function configError(origin: string, problems: ConfigProblem[]): AdapterError {
+  const lines = problems.map((p) => `${p.field} ${p.message}`);
+  const message =
+    lines.length === 1
+      ? `${origin}: ${lines[0]}`
+      : `${origin}: ${lines.length} problems: ${lines.join('; ')}`;
+  const first = problems[0];
+  return new AdapterError('INVALID_CONFIG', message, {
+    origin,
+    field: first?.field,
+    server: first?.server,
+    problems,
+  });
+}
+
 /**
  * Validates and normalises a parsed mcp.json. `origin` names the source in error
  * messages (usually the file path). `env` feeds `${VAR}` / `${VAR:-default}`
  * expansion in args, env, headers, url and cwd, and `TOOLSEARCH_ALWAYS_LOADED`.
+ * Every problem is reported at once, each with its path.
  */
 export function parseGatewayConfig(json: unknown, origin: string, env: Env = process.env): GatewayConfig {
-  const fail = (field: string, message: string, server?: string): never => {
-    throw new AdapterError('INVALID_CONFIG', `${origin}: ${field} ${message}`, { origin, field, server });
+  const parsed = ConfigSchema.safeParse(json);
+  if (!parsed.success) throw configError(origin, problemsOf(parsed.error));
+  const problems: ConfigProblem[] = [];
+  const upstreams = Object.entries(parsed.data.mcpServers).map(([name, server]) =>
+    expandServer(name, server, env, problems),
+  );
+  if (problems.length > 0) throw configError(origin, problems);
+  const section = parsed.data.toolsearch ?? {};
+  const settings: Omit<GatewayConfig, 'upstreams'> = {
+    alwaysLoaded: section.alwaysLoaded ?? [],
+    maxBoundTools: (section.maxBoundTools as number | undefined) ?? DEFAULT_MAX_BOUND_TOOLS,
+    callTimeoutMs: (section.callTimeoutMs as number | undefined) ?? DEFAULT_CALL_TIMEOUT_MS,
   };
-  if (!isPlainObject(json)) fail('(root)', 'must be a JSON object with an "mcpServers" object');
-  const root = json as Record<string, unknown>;
-  if (!isPlainObject(root.mcpServers))
-    fail('mcpServers', 'must be an object mapping server names to configs');
-
-  const upstreams: UpstreamConfig[] = [];
-  for (const [name, raw] of Object.entries(root.mcpServers as Record<string, unknown>)) {
-    upstreams.push(parseServer(name, raw, env, fail));
+  for (const field of ['listChangedWindowMs', 'sessionIdleTimeoutMs', 'maxSessions'] as const) {
+    if (section[field] !== undefined) settings[field] = section[field] as number;
   }
-  const settings = parseSettings(root.toolsearch, fail);
+  if (section.handleKey !== undefined) settings.handleKey = section.handleKey;
+  if (section.redactSecrets !== undefined) settings.redactSecrets = section.redactSecrets;
+  const fail: Fail = (field, message) => {
+    throw configError(origin, [{ field, message }]);
+  };
+  if (section.learn !== undefined) settings.learn = parseLearn(section.learn, fail);
+  if (section.enrich !== undefined) settings.enrich = parseEnrich(section.enrich, fail);
   const fromEnv = (env.TOOLSEARCH_ALWAYS_LOADED ?? '').split(',');
   const alwaysLoaded = unique([...settings.alwaysLoaded, ...fromEnv].map((s) => s.trim()).filter(Boolean));
   // A secret is better kept out of a file that is often shared: the environment wins.
@@ -140,162 +307,78 @@ export async function readGatewayConfig(path: string, env: Env = process.env): P
   return config;
 }
 
-type Fail = (field: string, message: string, server?: string) => never;
-
-function parseServer(name: string, raw: unknown, env: Env, fail: Fail): UpstreamConfig {
-  const at = (field: string) => `mcpServers.${name}${field ? `.${field}` : ''}`;
-  const bad = (field: string, message: string): never => fail(at(field), message, name);
-  if (!SERVER_NAME.test(name) || name.includes('__')) {
-    bad('', 'has an invalid server name: use letters, digits, "_", "-", "." and no "__"');
-  }
-  if (!isPlainObject(raw)) bad('', 'must be an object with "command" or "url"');
-  const server = raw as Record<string, unknown>;
+/** A validated server entry with `${VAR}`s expanded; unset variables and bad URLs go to `problems`. */
+function expandServer(
+  name: string,
+  server: z.infer<typeof ServerSchema>,
+  env: Env,
+  problems: ConfigProblem[],
+): UpstreamConfig {
+  const at = (field: string) => `mcpServers.${name}.${field}`;
   const substituted = new Set<string>();
   const credentials = new Set<string>();
   const expand = (value: string, field: string) =>
-    expandVars(value, env, (v) => bad(field, `uses \${${v}}, which is not set`), substituted, credentials);
+    expandVars(
+      value,
+      env,
+      (v) => problems.push({ field: at(field), message: `uses \${${v}}, which is not set`, server: name }),
+      substituted,
+      credentials,
+    );
+  const expandMap = (map: Record<string, string>, field: string) =>
+    Object.fromEntries(Object.entries(map).map(([key, value]) => [key, expand(value, `${field}.${key}`)]));
 
   const config: UpstreamConfig = { name };
-  if (server.disabled !== undefined) {
-    if (typeof server.disabled !== 'boolean') bad('disabled', 'must be true or false');
-    config.disabled = server.disabled as boolean;
-  }
-  const type = server.type ?? server.transport;
-  if (type !== undefined) {
-    if (typeof type !== 'string') bad('type', 'must be a string');
-    else if (type === 'sse') bad('type', 'is "sse", which is not supported: use Streamable HTTP ("http")');
-    else if (!STDIO_TYPES.has(type) && !HTTP_TYPES.has(type))
-      bad('type', `is "${type}": expected "stdio" or "http"`);
-  }
-  const hasCommand = server.command !== undefined;
-  const hasUrl = server.url !== undefined;
-  if (hasCommand === hasUrl)
-    bad('', hasCommand ? 'has both "command" and "url"' : 'needs "command" (stdio) or "url" (HTTP)');
-  if (typeof type === 'string' && STDIO_TYPES.has(type) && !hasCommand)
-    bad('command', 'is required for type "stdio"');
-  if (typeof type === 'string' && HTTP_TYPES.has(type) && !hasUrl)
-    bad('url', `is required for type "${type}"`);
-
-  if (hasCommand) {
-    if (typeof server.command !== 'string' || server.command.trim() === '')
-      bad('command', 'must be a non-empty string');
-    config.command = server.command as string;
-    if (server.args !== undefined) {
-      if (!Array.isArray(server.args)) bad('args', 'must be an array of strings');
-      config.args = (server.args as unknown[]).map((arg, i) => {
-        if (typeof arg !== 'string') bad(`args[${i}]`, 'must be a string');
-        return expand(arg as string, `args[${i}]`);
-      });
-    }
-    if (server.env !== undefined) config.env = stringMap(server.env, 'env', bad, expand);
-    if (server.cwd !== undefined) {
-      if (typeof server.cwd !== 'string' || server.cwd === '') bad('cwd', 'must be a non-empty string');
-      config.cwd = expand(server.cwd as string, 'cwd');
-    }
-    for (const field of ['url', 'headers'] as const) {
-      if (server[field] !== undefined) bad(field, 'only applies to HTTP servers (this one has "command")');
-    }
-  } else {
-    if (typeof server.url !== 'string') bad('url', 'must be a string');
-    const url = expand(server.url as string, 'url');
+  if (server.disabled !== undefined) config.disabled = server.disabled;
+  if (server.command !== undefined) {
+    config.command = server.command;
+    if (server.args !== undefined) config.args = server.args.map((arg, i) => expand(arg, `args[${i}]`));
+    if (server.env !== undefined) config.env = expandMap(server.env, 'env');
+    if (server.cwd !== undefined) config.cwd = expand(server.cwd, 'cwd');
+  } else if (server.url !== undefined) {
+    const url = expand(server.url, 'url');
     let parsed: URL | undefined;
     try {
       parsed = new URL(url);
     } catch {
-      bad('url', 'is not a valid URL');
+      problems.push({ field: at('url'), message: 'is not a valid URL', server: name });
     }
     if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-      bad('url', 'must be http: or https:');
+      problems.push({ field: at('url'), message: 'must be http: or https:', server: name });
     config.url = url;
-    if (server.headers !== undefined) config.headers = stringMap(server.headers, 'headers', bad, expand);
-    for (const field of ['args', 'env', 'cwd'] as const) {
-      if (server[field] !== undefined) bad(field, 'only applies to stdio servers (this one has "url")');
-    }
+    if (server.headers !== undefined) config.headers = expandMap(server.headers, 'headers');
   }
   if (substituted.size > 0) config.secrets = [...substituted];
   if (credentials.size > 0) config.credentials = [...credentials];
   return config;
 }
 
-function stringMap(
-  raw: unknown,
-  field: string,
-  bad: (field: string, message: string) => never,
-  expand: (value: string, field: string) => string,
-): Record<string, string> {
-  if (!isPlainObject(raw)) bad(field, 'must be an object of string values');
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof value !== 'string') bad(`${field}.${key}`, 'must be a string');
-    out[key] = expand(value as string, `${field}.${key}`);
-  }
-  return out;
+/** `${VAR}` and `${VAR:-default}`, as in Claude Code and Cursor configs. */
+function expandVars(
+  value: string,
+  env: Env,
+  missing: (name: string) => void,
+  substituted: Set<string>,
+  credentials: Set<string>,
+): string {
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_, name: string, fallback?: string) => {
+      const found = env[name];
+      if (found !== undefined && found !== '') {
+        substituted.add(found);
+        if (CREDENTIAL_NAME.test(name)) credentials.add(found);
+        return found;
+      }
+      if (fallback !== undefined) return fallback;
+      if (found !== undefined) return found;
+      missing(name);
+      return '';
+    },
+  );
 }
 
-/** Keys of the `toolsearch` section. It is ours alone, so an unknown key is a typo and an error. */
-const SETTINGS_KEYS = [
-  'alwaysLoaded',
-  'maxBoundTools',
-  'callTimeoutMs',
-  'listChangedWindowMs',
-  'sessionIdleTimeoutMs',
-  'maxSessions',
-  'handleKey',
-  'redactSecrets',
-  'learn',
-  'enrich',
-] as const;
-
-function parseSettings(raw: unknown, fail: Fail): Omit<GatewayConfig, 'upstreams'> {
-  const settings: Omit<GatewayConfig, 'upstreams'> = {
-    alwaysLoaded: [] as string[],
-    maxBoundTools: DEFAULT_MAX_BOUND_TOOLS,
-    callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
-  };
-  if (raw === undefined) return settings;
-  if (!isPlainObject(raw)) fail('toolsearch', 'must be an object');
-  const section = raw as Record<string, unknown>;
-  const known: readonly string[] = SETTINGS_KEYS;
-  for (const key of Object.keys(section)) {
-    if (!known.includes(key))
-      fail(`toolsearch.${key}`, `is not a known setting (known: ${known.join(', ')})`);
-  }
-  if (section.alwaysLoaded !== undefined) {
-    const list = section.alwaysLoaded;
-    if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) {
-      fail('toolsearch.alwaysLoaded', 'must be an array of tool or toolset names');
-    }
-    settings.alwaysLoaded = list as string[];
-  }
-  if (section.handleKey !== undefined) {
-    if (typeof section.handleKey !== 'string' || section.handleKey === '')
-      fail('toolsearch.handleKey', 'must be a non-empty string (at least 32 bytes)');
-    settings.handleKey = section.handleKey as string;
-  }
-  if (section.redactSecrets !== undefined) {
-    if (typeof section.redactSecrets !== 'boolean') fail('toolsearch.redactSecrets', 'must be true or false');
-    settings.redactSecrets = section.redactSecrets as boolean;
-  }
-  for (const field of [
-    'maxBoundTools',
-    'callTimeoutMs',
-    'listChangedWindowMs',
-    'sessionIdleTimeoutMs',
-    'maxSessions',
-  ] as const) {
-    const value = section[field];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-      fail(`toolsearch.${field}`, `must be a positive integer, got ${JSON.stringify(value)}`);
-    }
-    if (field.endsWith('Ms') && (value as number) > MAX_TIMER_MS)
-      fail(`toolsearch.${field}`, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days)`);
-    settings[field] = value as number;
-  }
-  if (section.learn !== undefined) settings.learn = parseLearn(section.learn, fail);
-  if (section.enrich !== undefined) settings.enrich = parseEnrich(section.enrich, fail);
-  return settings;
-}
+type Fail = (field: string, message: string) => never;
 
 function parseLearn(raw: unknown, fail: Fail): GatewayConfig['learn'] {
   if (raw === false) return false;
@@ -345,30 +428,6 @@ function parseEnrich(raw: unknown, fail: Fail): EnrichConfig {
     out[key] = n as number;
   }
   return out;
-}
-
-/** `${VAR}` and `${VAR:-default}`, as in Claude Code and Cursor configs. */
-function expandVars(
-  value: string,
-  env: Env,
-  missing: (name: string) => never,
-  substituted: Set<string>,
-  credentials: Set<string>,
-): string {
-  return value.replace(
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
-    (_, name: string, fallback?: string) => {
-      const found = env[name];
-      if (found !== undefined && found !== '') {
-        substituted.add(found);
-        if (CREDENTIAL_NAME.test(name)) credentials.add(found);
-        return found;
-      }
-      if (fallback !== undefined) return fallback;
-      if (found !== undefined) return found;
-      return missing(name);
-    },
-  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

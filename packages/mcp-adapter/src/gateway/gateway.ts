@@ -12,6 +12,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type ListToolsResult, Server } from '@modelcontextprotocol/server';
 import { enrichTools, type ToolDefinition } from '@toolsearch/core-search';
 import { Catalog, type EngineOptions } from '../catalog.js';
+import { IMPLEMENTATION, stderrLog } from '../defaults.js';
 import { HandleCodec } from '../handles.js';
 import type { ServeContext } from '../http.js';
 import { Learning } from '../learn/learning.js';
@@ -72,8 +73,6 @@ export interface GatewayOptions {
   log?: (line: string) => void;
 }
 
-const SERVER_INFO = { name: 'toolsearch-mcp', version: '0.1.0' };
-
 /**
  * tools/list of a 2026-07-28 client changes only when an upstream's
  * always-loaded tools do: a client may reuse it for a minute. Private: with a
@@ -100,7 +99,7 @@ export class Gateway {
   private constructor(options: GatewayOptions) {
     this.options = options;
     this.config = options.config;
-    const write = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const write = options.log ?? stderrLog;
     this.log = (line) => write(redactSecrets(line, this.config.upstreams));
     this.handles = new HandleCodec({
       ...(this.config.handleKey ? { key: this.config.handleKey } : {}),
@@ -217,7 +216,7 @@ export class Gateway {
    * request), which it tells apart per request by their `_meta` envelope.
    */
   createServer(context: ServeContext = {}): Server {
-    const server = new Server(SERVER_INFO, {
+    const server = new Server({ ...IMPLEMENTATION }, {
       // logging/setLevel is accepted from 2025-era clients (we send them no log messages); the
       // 2026-07-28 revision deprecates logging, so its clients are not offered it.
       capabilities: { tools: { listChanged: true }, ...(context.era === 'modern' ? {} : { logging: {} }) },

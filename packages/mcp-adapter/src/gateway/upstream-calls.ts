@@ -30,7 +30,7 @@ export async function callTool(
       AnyResultSchema,
       { timeout: timeoutMs, ...(signal ? { signal } : {}) },
     );
-    upstream.failures = 0;
+    upstream.callSucceeded();
     return result as CallToolResult;
   } catch (err) {
     if (err instanceof McpError && err.code === ErrorCode.RequestTimeout && !signal?.aborted) {
@@ -82,7 +82,7 @@ function callError(
     );
   }
   // The connection itself failed: the process died or the HTTP server is unreachable.
-  if (u.generation === generation && u.state === 'ready') {
+  if (u.isReady(generation)) {
     u.markDown('crashed', `connection lost: ${(err as Error).message}${u.stderrHint()}`);
   }
   return downError(

@@ -41,10 +41,7 @@ export async function ensureReady(u: Upstream, qualifiedName: string, policy: Re
         `upstream "${name}" is down (${u.error}); next restart in ${Math.ceil(waitMs / 1000)} s`,
       );
     }
-    u.restarts++;
-    u.state = 'restarting';
-    u.log(`${name}: restarting (attempt ${u.restarts})`);
-    await u.disconnect();
+    await u.beginRestart();
   }
   await u.connect();
   // connect() changed the state; TS still narrows it to the pre-await value.
@@ -77,7 +74,7 @@ export async function probe(u: Upstream, client: Client, generation: number): Pr
   try {
     await client.ping({ timeout: PROBE_TIMEOUT_MS });
   } catch {
-    if (u.generation === generation && u.state === 'ready') {
+    if (u.isReady(generation)) {
       u.markDown(
         'crashed',
         `not responding: a call timed out and a ping got no answer within ${PROBE_TIMEOUT_MS} ms`,

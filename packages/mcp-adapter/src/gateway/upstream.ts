@@ -10,6 +10,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { IMPLEMENTATION } from '../defaults.js';
 import type { UpstreamConfig } from './config.js';
 import { listAllTools, type UpstreamTool } from './upstream-tools.js';
 import { createTransport, startFailure, type UpstreamTransport } from './upstream-transport.js';
@@ -29,23 +30,24 @@ export interface UpstreamHost {
   emit(upstream: string): void;
 }
 
-const CLIENT_INFO = { name: 'toolsearch-mcp', version: '0.1.0' };
 const STDERR_TAIL_LINES = 5;
 /** Upstream stderr lines are cut here: some servers dump whole payloads into their logs. */
 const MAX_LOG_LINE = 2000;
 
 export class Upstream {
-  state: UpstreamState;
-  tools: UpstreamTool[] = [];
-  error?: string;
-  restarts = 0;
+  // The state below changes only through this class's methods (connect, markDown,
+  // beginRestart, callSucceeded, disconnect); other modules read it through the getters.
+  private _state: UpstreamState;
+  private _tools: UpstreamTool[] = [];
+  private _error?: string;
+  private _restarts = 0;
   /** Crashes and failed starts since the last successful call; drives backoff and giving up. */
-  failures = 0;
-  downAt = 0;
-  client?: Client;
-  transport?: UpstreamTransport;
+  private _failures = 0;
+  private _downAt = 0;
+  private _client?: Client;
+  private _transport?: UpstreamTransport;
   /** Bumped on every connect, so events of a previous connection are ignored. */
-  generation = 0;
+  private _generation = 0;
   private connecting?: Promise<void>;
   private relisting?: Promise<void>;
   private relistAgain = false;
@@ -55,7 +57,54 @@ export class Upstream {
     readonly config: UpstreamConfig,
     private readonly host: UpstreamHost,
   ) {
-    this.state = config.disabled ? 'disabled' : 'connecting';
+    this._state = config.disabled ? 'disabled' : 'connecting';
+  }
+
+  get state(): UpstreamState {
+    return this._state;
+  }
+  get tools(): readonly UpstreamTool[] {
+    return this._tools;
+  }
+  get error(): string | undefined {
+    return this._error;
+  }
+  get restarts(): number {
+    return this._restarts;
+  }
+  get failures(): number {
+    return this._failures;
+  }
+  /** When it last went down (ms since the epoch); the restart backoff counts from here. */
+  get downAt(): number {
+    return this._downAt;
+  }
+  get client(): Client | undefined {
+    return this._client;
+  }
+  get transport(): UpstreamTransport | undefined {
+    return this._transport;
+  }
+  get generation(): number {
+    return this._generation;
+  }
+
+  /** True while the connection of `generation` is the current one and ready. */
+  isReady(generation: number): boolean {
+    return this._generation === generation && this._state === 'ready';
+  }
+
+  /** A call went through: the upstream is healthy again, so backoff starts over. */
+  callSucceeded(): void {
+    this._failures = 0;
+  }
+
+  /** Starts a restart attempt: counts it, says so, and drops the old connection. */
+  async beginRestart(): Promise<void> {
+    this._restarts++;
+    this._state = 'restarting';
+    this.log(`${this.config.name}: restarting (attempt ${this._restarts})`);
+    await this.disconnect();
   }
 
   /** Connects (or joins the connect in progress). Never rejects: a failure marks the upstream down. */
@@ -67,22 +116,26 @@ export class Upstream {
   }
 
   markDown(state: 'crashed' | 'failed', reason: string): void {
-    this.state = state;
-    this.error = this.redact(reason);
-    this.failures++;
-    this.downAt = Date.now();
-    this.log(`${this.config.name}: ${state}: ${this.error}`);
+    this._state = state;
+    this._error = this.redact(reason);
+    this._failures++;
+    this._downAt = Date.now();
+    this.log(`${this.config.name}: ${state}: ${this._error}`);
     // A dead stdio child is already gone; this releases the client and any half-open HTTP session.
     void this.disconnect();
   }
 
   async disconnect(): Promise<void> {
-    const { client, transport } = this;
-    this.client = undefined;
-    this.transport = undefined;
+    const { _client: client, _transport: transport } = this;
+    this._client = undefined;
+    this._transport = undefined;
     if (!client) return;
-    this.generation++;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId && this.state === 'ready') {
+    this._generation++;
+    if (
+      transport instanceof StreamableHTTPClientTransport &&
+      transport.sessionId &&
+      this._state === 'ready'
+    ) {
       // Free the session on the server; a server that is gone or slow must not hold up shutdown.
       await Promise.race([transport.terminateSession().catch(() => {}), sleep(1000)]);
     }
@@ -104,26 +157,26 @@ export class Upstream {
   }
 
   private async doConnect(): Promise<void> {
-    const generation = ++this.generation;
+    const generation = ++this._generation;
     const name = this.config.name;
     this.stderrTail = [];
     this.relistAgain = false;
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client({ ...IMPLEMENTATION }, { capabilities: {} });
     const transport = createTransport(this.config, (line) => this.stderrLine(generation, line));
-    this.client = client;
-    this.transport = transport;
+    this._client = client;
+    this._transport = transport;
     client.onerror = (err) => {
-      if (this.generation === generation) this.log(`${name}: ${err.message}`);
+      if (this._generation === generation) this.log(`${name}: ${err.message}`);
     };
     client.onclose = () => {
-      if (this.generation === generation && this.state === 'ready' && !this.host.isClosed()) {
+      if (this._generation === generation && this._state === 'ready' && !this.host.isClosed()) {
         this.markDown('crashed', `exited unexpectedly${this.stderrHint()}`);
       }
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (this.generation !== generation) return;
+      if (this._generation !== generation) return;
       // Mid-start, the listing in progress may already be stale: list once more when ready.
-      if (this.state === 'ready') void this.relist(generation);
+      if (this._state === 'ready') void this.relist(generation);
       else this.relistAgain = true;
     });
 
@@ -140,15 +193,15 @@ export class Upstream {
         client.connect(transport).then(() => this.listTools(client)),
         timeout,
       ]);
-      if (this.generation !== generation || this.host.isClosed()) return;
-      this.tools = tools;
-      this.state = 'ready';
-      this.error = undefined;
+      if (this._generation !== generation || this.host.isClosed()) return;
+      this._tools = tools;
+      this._state = 'ready';
+      this._error = undefined;
       this.log(`${name}: ready, ${tools.length} tools`);
       this.host.emit(name);
       if (this.relistAgain) void this.relist(generation);
     } catch (err) {
-      if (this.generation !== generation || this.host.isClosed()) return;
+      if (this._generation !== generation || this.host.isClosed()) return;
       // Let the last stderr lines of a process that died on startup arrive first.
       await sleep(20);
       this.markDown('failed', `failed to start: ${startFailure(err)}${this.stderrHint()}`);
@@ -158,7 +211,7 @@ export class Upstream {
   }
 
   private stderrLine(generation: number, line: string): void {
-    if (line.trim() === '' || this.generation !== generation) return;
+    if (line.trim() === '' || this._generation !== generation) return;
     const clean = this.redact(line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}...` : line);
     this.stderrTail.push(clean);
     if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
@@ -179,9 +232,9 @@ export class Upstream {
       do {
         this.relistAgain = false;
         try {
-          const tools = await this.listTools(this.client!);
-          if (this.generation !== generation || this.state !== 'ready') return;
-          this.tools = tools;
+          const tools = await this.listTools(this._client!);
+          if (this._generation !== generation || this._state !== 'ready') return;
+          this._tools = tools;
           this.log(`${this.config.name}: tool list changed, ${tools.length} tools`);
           this.host.emit(this.config.name);
         } catch (err) {

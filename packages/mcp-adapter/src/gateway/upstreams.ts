@@ -15,7 +15,12 @@
  */
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ADAPTER_DEFAULTS } from '../defaults.js';
+import {
+  ADAPTER_DEFAULTS,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_START_TIMEOUT_MS,
+  stderrLog,
+} from '../defaults.js';
 import { AdapterError } from '../errors.js';
 import type { UpstreamConfig } from './config.js';
 import { credentialValues, redactJson, redactSecrets } from './redact.js';
@@ -81,13 +86,13 @@ export class UpstreamManager {
       }
       names.add(config.name);
     }
-    this.callTimeoutMs = opts.callTimeoutMs ?? 60_000;
+    this.callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.restartPolicy = { maxRestarts: opts.maxRestarts ?? 5, backoffMs: opts.backoffMs ?? 1000 };
-    this.writeLog = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.writeLog = opts.log ?? stderrLog;
     this.credentials =
       (opts.redactResults ?? ADAPTER_DEFAULTS.redactSecrets) ? credentialValues(configs) : [];
     const host: UpstreamHost = {
-      startTimeoutMs: opts.startTimeoutMs ?? 30_000,
+      startTimeoutMs: opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
       isClosed: () => this.closed,
       writeLog: (line) => this.writeLog(line),
       redact: (text) => this.redact(text),

@@ -7,6 +7,7 @@
  */
 import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Catalog, type EngineOptions } from '../catalog.js';
+import { stderrLog } from '../defaults.js';
 import { AdapterError } from '../errors.js';
 import { HANDLE_KEY_ENV, HandleCodec } from '../handles.js';
 import { Learning } from '../learn/learning.js';
@@ -88,7 +89,7 @@ export async function withToolSearch(
 ): Promise<ToolSearchHandle> {
   if (server.isConnected())
     throw new AdapterError('INVALID_CONFIG', 'withToolSearch(server): call it before server.connect()');
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = options.log ?? stderrLog;
   const tools = registeredTools(server);
   for (const meta of META_TOOLS)
     if (tools[meta.name])

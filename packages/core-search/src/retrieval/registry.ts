@@ -1,13 +1,13 @@
 import { createEmbeddingStrategy } from '../embedding/factory.js';
-import { createCategoryRetriever } from './category.js';
+import { createCategoryRetriever } from '../retrievers/category.js';
+import { createExactRetriever } from '../retrievers/exact.js';
+import { createFuzzyRetriever } from '../retrievers/fuzzy.js';
+import { createKeywordRetriever } from '../retrievers/keyword.js';
+import { createNgramRetriever } from '../retrievers/ngram.js';
+import { createPrefixRetriever } from '../retrievers/prefix.js';
+import { createSynonymsRetriever } from '../retrievers/synonyms.js';
+import { createTfidfRetriever } from '../retrievers/tfidf.js';
 import type { RetrieverFactory } from './context.js';
-import { createExactRetriever } from './exact.js';
-import { createFuzzyRetriever } from './fuzzy.js';
-import { createKeywordRetriever } from './keyword.js';
-import { createNgramRetriever } from './ngram.js';
-import { createPrefixRetriever } from './prefix.js';
-import { createSynonymsRetriever } from './synonyms.js';
-import { createTfidfRetriever } from './tfidf.js';
 
 export type { RetrieverContext, RetrieverFactory } from './context.js';
 
