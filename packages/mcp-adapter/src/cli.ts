@@ -145,15 +145,14 @@ async function main(argv: string[]): Promise<void> {
   if (values['report-tokens']) {
     // Nothing answered: a report of zero tools would read as a success.
     if (gateway.catalog.size === 0) {
+      const states = gateway
+        .status()
+        .map((s) => `${s.name}: ${s.state}`)
+        .join(', ');
       await gateway.close();
       throw new AdapterError(
         'UPSTREAM_DOWN',
-        `--report-tokens: no upstream gave any tools (${
-          gateway
-            .status()
-            .map((s) => `${s.name}: ${s.state}`)
-            .join(', ') || 'mcp.json lists no servers'
-        })`,
+        `--report-tokens: no upstream gave any tools (${states || 'mcp.json lists no servers'})`,
       );
     }
     const report = await tokenReport(
