@@ -216,13 +216,16 @@ export class Gateway {
    * request), which it tells apart per request by their `_meta` envelope.
    */
   createServer(context: ServeContext = {}): Server {
-    const server = new Server({ ...IMPLEMENTATION }, {
-      // logging/setLevel is accepted from 2025-era clients (we send them no log messages); the
-      // 2026-07-28 revision deprecates logging, so its clients are not offered it.
-      capabilities: { tools: { listChanged: true }, ...(context.era === 'modern' ? {} : { logging: {} }) },
-      instructions: INSTRUCTIONS,
-      cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT },
-    });
+    const server = new Server(
+      { ...IMPLEMENTATION },
+      {
+        // logging/setLevel is accepted from 2025-era clients (we send them no log messages); the
+        // 2026-07-28 revision deprecates logging, so its clients are not offered it.
+        capabilities: { tools: { listChanged: true }, ...(context.era === 'modern' ? {} : { logging: {} }) },
+        instructions: INSTRUCTIONS,
+        cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT },
+      },
+    );
     // The option (the CLI flag) wins over mcp.json's toolsearch.listChangedWindowMs; else the default.
     const windowMs = this.options.listChangedWindowMs ?? this.config.listChangedWindowMs;
     const state = new SessionState({
