@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { countOf, quoteQuery } from './analysis/summarize.js';
 import { type Dataset, readDataset } from './dataset.js';
+import { DEFAULTS } from './defaults.js';
 import { ToolSearch } from './engine.js';
 import { ENRICH_DEFAULTS, enrichTools } from './enrich.js';
 import { ToolSearchError } from './errors.js';
@@ -84,6 +85,8 @@ Options:
   --model-path DIR   A local model folder in transformers.js layout (config.json, onnx/)
   --no-embedding     Lexical strategies only
   --no-pack          Without the shipped phrasing pack
+  --learn-from FILE  Before evaluating, learn from FILE's labelled queries (engine.learn: each query
+                     led to each of its relevant tools); learn from one split, evaluate on another
   --pack-loso        Leave-one-server-out pack: each query is evaluated with the pack entries of
                      its relevant tools' servers removed (an honest figure for the team's fixtures)
   -h, --help         Show this help`;
@@ -239,6 +242,7 @@ async function runEval(args: string[]): Promise<void> {
     limit: { type: 'string' },
     json: { type: 'boolean' },
     'pack-loso': { type: 'boolean' },
+    'learn-from': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
     ...EMBEDDING_OPTIONS,
   });
@@ -267,6 +271,7 @@ async function runEval(args: string[]): Promise<void> {
   if (compare?.length === 0) throw new UsageError('--compare needs at least one strategy', 'eval');
   const embedding = embeddingOption('eval', values);
   const files = datasetFiles([values.dataset].flat());
+  const learnFrom = values['learn-from'] === undefined ? undefined : learnedUses(values['learn-from']);
   const perQueryFile = values['per-query'];
   if (perQueryFile !== undefined && files.length > 1) {
     throw new UsageError(`--per-query writes one dataset's outcomes; got ${files.length} datasets`, 'eval');
@@ -276,7 +281,19 @@ async function runEval(args: string[]): Promise<void> {
     // The engine gets the same disabled list as each query, so it does not build
     // indexes (or load a model) for strategies the run will never use.
     const pack = !values['no-pack'];
-    const engine = new ToolSearch({ disable, embedding, pack, onProgress: progressLine });
+    // With --learn-from, each engine holds the tools and has learned from the file before
+    // evaluation (index time is then not reported).
+    const prepared = (engine: ToolSearch): ToolSearch => {
+      if (learnFrom === undefined) return engine;
+      engine.add(dataset.tools);
+      const { learned, unknown } = learnUses(engine, learnFrom.uses);
+      if (!loso)
+        console.error(
+          `learned ${learned} uses from ${learnFrom.file}; ${unknown} named tools not in ${file}`,
+        );
+      return engine;
+    };
+    const engine = prepared(new ToolSearch({ disable, embedding, pack, onProgress: progressLine }));
     const options = { limit, ...(maxQueries === undefined ? {} : { maxQueries }) };
     const onProgress = (label: string) => (p: { phase: 'index' | 'search'; done: number; total: number }) =>
       progressLine({ ...p, phase: p.phase === 'index' ? 'indexing tools' : label });
@@ -288,7 +305,7 @@ async function runEval(args: string[]): Promise<void> {
     };
     const result = loso
       ? await evaluateLeaveOneServerOut(
-          (exclude) => new ToolSearch({ disable, embedding, pack: { exclude } }),
+          (exclude) => prepared(new ToolSearch({ disable, embedding, pack: { exclude } })),
           dataset,
           (tool) => PhrasingPack.shipped().match(tool)?.server,
           evaluateOptions,
@@ -348,6 +365,30 @@ function datasetFiles(paths: string[]): { file: string; dataset: Dataset }[] {
   }
   if (found.length === 0) throw new UsageError('--dataset: none of the files has queries', 'eval');
   return found;
+}
+
+/** The (query, tool) uses a labelled dataset stands for: each query led to each of its relevant tools. */
+function learnedUses(file: string): { file: string; uses: { query: string; tool: string }[] } {
+  const dataset = readDataset(file);
+  if (dataset.queries.length === 0) {
+    throw new ToolSearchError(
+      'INVALID_DATASET',
+      `${file}: has no queries; --learn-from needs labelled queries`,
+    );
+  }
+  return { file, uses: dataset.queries.flatMap((q) => q.relevant.map((tool) => ({ query: q.query, tool }))) };
+}
+
+/** engine.learn in batches of at most DEFAULTS.learning.maxUsesPerCall. */
+function learnUses(engine: ToolSearch, uses: readonly { query: string; tool: string }[]) {
+  let learned = 0;
+  let unknown = 0;
+  for (let start = 0; start < uses.length; start += DEFAULTS.learning.maxUsesPerCall) {
+    const result = engine.learn(uses.slice(start, start + DEFAULTS.learning.maxUsesPerCall));
+    learned += result.learned;
+    unknown += result.unknown;
+  }
+  return { learned, unknown };
 }
 
 interface Comparison {

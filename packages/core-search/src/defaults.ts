@@ -93,6 +93,25 @@ export const DEFAULTS = {
     } satisfies Record<QueryShape, Record<FieldName, number>>,
   },
 
+  /**
+   * Learning from use (engine.learn): requests people searched for, then loaded or called
+   * a tool with, kept in the tool's `learned` field.
+   */
+  learning: {
+    /** At most this many distinct requests per tool; beyond it the weakest are dropped. */
+    maxPerTool: 64,
+    /** A request's weight halves every this many days of age (age from the newest use seen). */
+    halfLifeDays: 90,
+    /** Below this strength (count x decay) a request has aged out and is dropped. */
+    minStrength: 0.1,
+    /** A request repeats in the field 1 + log2(strength) times, at most this many. */
+    maxRepeat: 4,
+    /** Counts are capped here (a runaway client cannot make one request outweigh the rest). */
+    maxCount: 1_000_000,
+    /** learn() takes at most this many uses per call. */
+    maxUsesPerCall: 100_000,
+  },
+
   /** Everyday requests attached to a tool (its `examples`/`phrasings`, addPhrasings, the pack). */
   phrasings: {
     /** At most this many per tool (the tool's own first, then added ones, then the pack's). */

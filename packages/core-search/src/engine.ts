@@ -10,6 +10,16 @@ import { DEFAULTS } from './defaults.js';
 import { ToolSearchError } from './errors.js';
 import { fuse, type StrategyRanking } from './fusion.js';
 import {
+  type LearnedUse,
+  learnedTerms,
+  mergeUse,
+  pruneUses,
+  type ToolUse,
+  type ToolUses,
+  useKey,
+  validateUses,
+} from './learning.js';
+import {
   integerInRange,
   type Limits,
   limitOptions,
@@ -111,6 +121,10 @@ export class ToolSearch {
   private readonly synonyms: ReturnType<typeof buildSynonymMap>;
   private readonly onProgress: ((progress: Progress) => void) | undefined;
   private readonly pack: { exclude: ReadonlySet<string>; source: PhrasingPack | undefined } | false;
+  /** Learned uses by tool name (kept while a tool is removed, applied again when it is re-added). */
+  private readonly uses = new Map<string, ToolUses>();
+  /** The newest lastSeen among the learned uses: the "now" they age from (never the clock). */
+  private newestUse: number | undefined;
 
   constructor(options: ToolSearchOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -182,6 +196,7 @@ export class ToolSearch {
     const doc = analyzeTool(old.tool, id, {
       added: [...sourced(old, 'added'), ...list],
       pack: sourced(old, 'pack'),
+      learned: old.fields.learned,
     });
     // Own and added phrasings come before the pack's, so a full tool may trade pack
     // phrasings for added ones: count what is new, not the change in length.
@@ -191,11 +206,129 @@ export class ToolSearch {
     return { added };
   }
 
+  /**
+   * Learn from use: `query` was searched for, then `tool` loaded or called (one use or an
+   * array; `count` times, last at `lastSeen`). Uses of one tool and normalised query add
+   * up; each tool keeps its strongest DEFAULTS.learning.maxPerTool, ageing with a
+   * half-life from the newest use seen. The affected tools are re-indexed in place.
+   * The same uses in any order, in one call or many, give the same ranking.
+   *
+   * Uses naming tools that are not indexed are ignored and counted (`unknown`, the first
+   * ten names in `unknownTools`): registries change, and a log outlives its tools.
+   * Malformed uses throw INVALID_PHRASING naming `uses[i].field`, and nothing is learned.
+   */
+  learn(uses: ToolUse | readonly ToolUse[]): { learned: number; unknown: number; unknownTools: string[] } {
+    const valid = validateUses(uses);
+    const touched = new Set<string>();
+    const unknown = new Set<string>();
+    let learned = 0;
+    let unknownCount = 0;
+    const before = this.newestUse;
+    for (const use of valid) {
+      if (!this.idByName.has(use.tool)) {
+        unknownCount++;
+        if (unknown.size < 10) unknown.add(use.tool);
+        continue;
+      }
+      let toolUses = this.uses.get(use.tool);
+      if (!toolUses) {
+        toolUses = new Map();
+        this.uses.set(use.tool, toolUses);
+      }
+      mergeUse(toolUses, use);
+      if (use.lastSeen !== undefined) this.newestUse = Math.max(this.newestUse ?? use.lastSeen, use.lastSeen);
+      touched.add(use.tool);
+      learned++;
+    }
+    // A newer use ages every other: all tools with uses are looked at again.
+    const names = this.newestUse === before ? touched : new Set(this.uses.keys());
+    this.relearn(names);
+    return { learned, unknown: unknownCount, unknownTools: [...unknown] };
+  }
+
+  /** The learned uses, aggregated, by tool then query: what a store persists and feeds back. */
+  learned(): LearnedUse[] {
+    const all: LearnedUse[] = [];
+    for (const name of [...this.uses.keys()].sort()) {
+      for (const use of [...this.uses.get(name)!.values()].sort((a, b) => (a.query < b.query ? -1 : 1))) {
+        all.push({ ...use });
+      }
+    }
+    return all;
+  }
+
+  /**
+   * Forget learned uses: all of them, a tool's, or one query of a tool (matched after
+   * normalisation). Returns how many were forgotten; the affected tools are re-indexed.
+   */
+  forget(filter: { tool?: string; query?: string } = {}): number {
+    if (filter === null || typeof filter !== 'object') {
+      throw new ToolSearchError('INVALID_OPTION', 'toolsearch: forget() takes { tool?, query? }');
+    }
+    const { tool, query } = filter;
+    if (
+      (tool !== undefined && typeof tool !== 'string') ||
+      (query !== undefined && typeof query !== 'string')
+    ) {
+      throw new ToolSearchError('INVALID_OPTION', 'toolsearch: forget(): tool and query must be strings');
+    }
+    const names = tool === undefined ? [...this.uses.keys()] : this.uses.has(tool) ? [tool] : [];
+    let forgotten = 0;
+    for (const name of names) {
+      const toolUses = this.uses.get(name)!;
+      if (query === undefined) {
+        forgotten += toolUses.size;
+        toolUses.clear();
+      } else if (toolUses.delete(useKey(query))) forgotten++;
+      if (toolUses.size === 0) this.uses.delete(name);
+    }
+    let newest: number | undefined;
+    for (const toolUses of this.uses.values()) {
+      for (const use of toolUses.values()) {
+        if (use.lastSeen !== undefined) newest = Math.max(newest ?? use.lastSeen, use.lastSeen);
+      }
+    }
+    const aged = newest !== this.newestUse;
+    this.newestUse = newest;
+    this.relearn(aged ? new Set([...this.uses.keys(), ...names]) : new Set(names));
+    return forgotten;
+  }
+
+  /** Prune and re-index the learned field of these tools, in name order (deterministic). */
+  private relearn(names: ReadonlySet<string>): void {
+    for (const name of [...names].sort()) {
+      const toolUses = this.uses.get(name);
+      if (toolUses) {
+        pruneUses(toolUses, this.newestUse);
+        if (toolUses.size === 0) this.uses.delete(name);
+      }
+      const id = this.idByName.get(name);
+      if (id === undefined) continue;
+      const old = this.docs.get(id)!;
+      const terms = learnedTerms(this.uses.get(name), this.newestUse);
+      if (sameTerms(terms, old.fields.learned)) continue;
+      this.replace(
+        old,
+        analyzeTool(old.tool, id, {
+          added: sourced(old, 'added'),
+          pack: sourced(old, 'pack'),
+          learned: terms,
+        }),
+      );
+    }
+  }
+
   private addWith(tools: ToolDefinition[], added: readonly (readonly string[] | undefined)[]): void {
     const valid = validateTools(tools, (name) => this.idByName.has(name), this.limits.maxToolChars);
     const docs: IndexedDoc[] = [];
     valid.forEach((tool, i) => {
-      docs.push(analyzeTool(tool, this.nextId + i, { added: added[i], pack: this.packPhrasings(tool) }));
+      docs.push(
+        analyzeTool(tool, this.nextId + i, {
+          added: added[i],
+          pack: this.packPhrasings(tool),
+          learned: learnedTerms(this.uses.get(tool.name), this.newestUse),
+        }),
+      );
       if ((i + 1) % 1000 === 0) this.progress('analyze', i + 1, valid.length);
     });
     this.progress('analyze', valid.length, valid.length);
@@ -410,6 +543,7 @@ export class ToolSearch {
         synonyms: this.synonymOption,
         pack: this.pack === false ? false : { exclude: [...this.pack.exclude].sort() },
       },
+      learned: this.learned(),
     });
   }
 
@@ -425,10 +559,24 @@ export class ToolSearch {
     // add() checks them, whether or not their analysis is reused. Written by another
     // analyser version, or loaded for another pack setting: re-analysed.
     const tools = engine.validateSaved(index.tools);
+    engine.restoreUses(index.learned);
     if (index.docs && options.pack === undefined) {
       engine.insertSerialized(index.docs.map((doc, i) => ({ ...doc, tool: tools[i]! })));
     } else engine.addWith(tools, index.added);
     return engine;
+  }
+
+  /** Learned uses from a saved index, before its documents are inserted (they already hold the terms). */
+  private restoreUses(uses: readonly LearnedUse[]): void {
+    for (const use of uses) {
+      let toolUses = this.uses.get(use.tool);
+      if (!toolUses) {
+        toolUses = new Map();
+        this.uses.set(use.tool, toolUses);
+      }
+      mergeUse(toolUses, use);
+      if (use.lastSeen !== undefined) this.newestUse = Math.max(this.newestUse ?? use.lastSeen, use.lastSeen);
+    }
   }
 
   /** validateTools for a saved index: its INVALID_TOOL / DUPLICATE_TOOL become INVALID_INDEX naming docs[i]. */
@@ -539,13 +687,20 @@ export class ToolSearch {
     const matched: Record<string, { text: string; source: PhrasingSource }[]> = {};
     for (const result of results) {
       const doc = this.docs.get(this.idByName.get(result.name)!)!;
-      const hits = doc.phrasings
+      const learned = [...(this.uses.get(doc.name)?.values() ?? [])]
+        .map((use) => ({ text: use.query, source: 'learned' as const }))
+        .sort((a, b) => (a.text < b.text ? -1 : 1));
+      const hits = [...doc.phrasings, ...learned]
         .filter((phrasing) => analyze(phrasing.text).some((term) => wanted.has(term)))
         .map(({ text, source }) => ({ text, source }));
       if (hits.length > 0) matched[result.name] = hits;
     }
     return matched;
   }
+}
+
+function sameTerms(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((term, i) => term === b[i]);
 }
 
 /** The phrasings of one source a document holds. */

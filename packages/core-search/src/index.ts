@@ -40,6 +40,7 @@ export type { AggregatedMetrics, MetricSummary, QueryMetrics, ToolsetJudgement }
 export { aggregateMetrics, averageMetrics, RECALL_CUTOFFS, scoreRanking } from './eval/metrics.js';
 export type { FusedHit, StrategyRanking } from './fusion.js';
 export { fuse } from './fusion.js';
+export type { LearnedUse, ToolUse } from './learning.js';
 export type { Limits } from './options.js';
 export type { PackFile, PackMatch, PackRegistryTool } from './pack.js';
 export { PhrasingPack, parsePackFile, readPackFile, shippedPackDir } from './pack.js';

@@ -1,5 +1,6 @@
 import { FIELD_NAMES } from './defaults.js';
 import { ToolSearchError } from './errors.js';
+import { type LearnedUse, validateUses } from './learning.js';
 import type { IndexedDoc } from './retriever.js';
 import type { PhrasingSource, StrategyName, ToolDefinition } from './types.js';
 
@@ -31,13 +32,17 @@ export interface SerializedIndex {
   analyzer: number;
   options: SerializedOptions;
   docs: SerializedDoc[];
+  /** Uses learned through engine.learn(), aggregated (absent: none). */
+  learned?: LearnedUse[];
 }
 
 export function serializeIndex(input: {
   docs: readonly IndexedDoc[];
   options: SerializedOptions;
+  learned: LearnedUse[];
 }): SerializedIndex {
   return {
+    learned: input.learned,
     format: INDEX_FORMAT,
     version: INDEX_VERSION,
     analyzer: ANALYZER_VERSION,
@@ -62,6 +67,21 @@ const isStringArray = (value: unknown): value is string[] =>
 
 const PHRASING_SOURCES: readonly string[] = ['tool', 'added', 'pack'] satisfies PhrasingSource[];
 
+/** Learned uses of a saved index (validated like learn() input, reported as INVALID_INDEX). */
+function savedUses(value: unknown): LearnedUse[] {
+  if (value === undefined) return [];
+  try {
+    return validateUses(value).map(({ query, tool, count, lastSeen }) => ({
+      query,
+      tool,
+      count: count ?? 1,
+      ...(lastSeen === undefined ? {} : { lastSeen }),
+    }));
+  } catch (error) {
+    return invalid(`"learned": ${(error as Error).message.replace(/^toolsearch: /, '')}`);
+  }
+}
+
 /**
  * Validate toJSON() output. Returns the documents still analysed when the analyser
  * version matches, or only their tools (to be re-analysed) when it does not, with the
@@ -72,6 +92,7 @@ export function deserializeIndex(json: unknown): {
   docs: SerializedDoc[] | null;
   tools: ToolDefinition[];
   added: string[][];
+  learned: LearnedUse[];
 } {
   const data = typeof json === 'string' ? parseJson(json) : json;
   if (data === null || typeof data !== 'object') invalid('expected an object produced by toJSON()');
@@ -114,7 +135,7 @@ export function deserializeIndex(json: unknown): {
       ? doc.phrasings.filter((p) => p?.source === 'added' && typeof p.text === 'string').map((p) => p.text)
       : [],
   );
-  return { options, docs: current ? index.docs : null, tools, added };
+  return { options, docs: current ? index.docs : null, tools, added, learned: savedUses(index.learned) };
 }
 
 function parseJson(text: string): unknown {

@@ -137,9 +137,9 @@ export interface SearchExplanation {
 
 /**
  * Where a phrasing came from: the tool definition (`examples`, `phrasings`), the API
- * (`engine.addPhrasings`), or the shipped phrasing pack (pack.ts).
+ * (`engine.addPhrasings`), the shipped phrasing pack (pack.ts), or learning from use (`engine.learn`).
  */
-export type PhrasingSource = 'tool' | 'added' | 'pack';
+export type PhrasingSource = 'tool' | 'added' | 'pack' | 'learned';
 
 /**
  * The shape of a query decides which strategies fit it: fuzzy/prefix help

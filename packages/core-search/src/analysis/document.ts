@@ -51,6 +51,8 @@ export function ownPhrasings(tool: ToolDefinition): Phrasing[] {
 export interface ExtraPhrasings {
   added?: readonly string[] | undefined;
   pack?: readonly string[] | undefined;
+  /** The `learned` field's terms, already analysed and weighted (learning.ts). */
+  learned?: readonly string[] | undefined;
 }
 
 /**
@@ -88,7 +90,7 @@ export function analyzeTool(tool: ToolDefinition, id: number, extra: ExtraPhrasi
       description: analyze(description),
       schema: analyze(schemaText(tool.inputSchema), DEFAULTS.analysis.maxSchemaChars),
       phrasings: analyze(phrasingText, DEFAULTS.phrasings.maxPerTool * (DEFAULTS.phrasings.maxChars + 1)),
-      learned: [],
+      learned: extra.learned ? [...extra.learned] : [],
     },
     nameWords,
     embeddingText:
