@@ -265,6 +265,24 @@ describe.concurrent('toolsearch eval', () => {
     expect(leaveOut.queries).toBe(withPack.queries);
   });
 
+  it('--learn-from learns the labelled queries of a file before evaluating', async () => {
+    const learnFile = join(dir, 'learn.json');
+    writeFileSync(
+      learnFile,
+      JSON.stringify({
+        name: 'learn',
+        toolsFrom: 'tools.json',
+        queries: [{ id: 'l', query: 'ping the grown-ups about saturday', relevant: ['mail__send_email'] }],
+      }),
+    );
+    const common = ['eval', '--dataset', learnFile, '--no-embedding', '--json', '--no-pack'];
+    const [plain, learned] = await Promise.all([run(...common), run(...common, '--learn-from', learnFile)]);
+    expect(learned.code).toBe(0);
+    expect(learned.stderr).toMatch(/learned 1 uses from/);
+    expect(JSON.parse(learned.stdout).metrics['recall@1']).toBe(1);
+    expect(JSON.parse(plain.stdout).metrics['recall@1']).toBe(0);
+  });
+
   it('prints exactly one JSON object with the documented keys', async () => {
     const result = await run('eval', '--dataset', datasetFile, '--no-embedding', '--json');
     expect(result.code).toBe(0);
