@@ -230,13 +230,7 @@ export class ToolSearch {
         if (unknown.size < 10) unknown.add(use.tool);
         continue;
       }
-      let toolUses = this.uses.get(use.tool);
-      if (!toolUses) {
-        toolUses = new Map();
-        this.uses.set(use.tool, toolUses);
-      }
-      mergeUse(toolUses, use);
-      if (use.lastSeen !== undefined) this.newestUse = Math.max(this.newestUse ?? use.lastSeen, use.lastSeen);
+      this.mergeUse(use);
       touched.add(use.tool);
       learned++;
     }
@@ -566,16 +560,21 @@ export class ToolSearch {
     return engine;
   }
 
+  /** Adds one use to its tool's aggregate and moves the newest-use clock (learn and load share it). */
+  private mergeUse(use: ToolUse): void {
+    let toolUses = this.uses.get(use.tool);
+    if (!toolUses) {
+      toolUses = new Map();
+      this.uses.set(use.tool, toolUses);
+    }
+    mergeUse(toolUses, use);
+    if (use.lastSeen !== undefined) this.newestUse = Math.max(this.newestUse ?? use.lastSeen, use.lastSeen);
+  }
+
   /** Learned uses from a saved index, before its documents are inserted (they already hold the terms). */
   private restoreUses(uses: readonly LearnedUse[]): void {
     for (const use of uses) {
-      let toolUses = this.uses.get(use.tool);
-      if (!toolUses) {
-        toolUses = new Map();
-        this.uses.set(use.tool, toolUses);
-      }
-      mergeUse(toolUses, use);
-      if (use.lastSeen !== undefined) this.newestUse = Math.max(this.newestUse ?? use.lastSeen, use.lastSeen);
+      this.mergeUse(use);
     }
   }
 
