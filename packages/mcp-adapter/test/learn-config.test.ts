@@ -52,6 +52,89 @@ describe('toolsearch.learn and toolsearch.enrich in mcp.json', () => {
     );
   });
 
+  it('lists every problem of learn and enrich at once, with the rest of the file, in one typed error', () => {
+    let caught: unknown;
+    try {
+      parseGatewayConfig(
+        {
+          mcpServers: { a: { command: 'x', disabled: 'no' } },
+          toolsearch: {
+            maxSessions: 0,
+            learn: { store: '  ', refreshMs: 1.5, where: 'x' },
+            enrich: {
+              endpoint: 'ftp://h',
+              apiKey: 'sk-secret',
+              apiKeyEnv: 'not a name',
+              concurrency: 0,
+              timeoutMs: 'soon',
+              temperature: 1,
+            },
+          },
+        },
+        'mcp.json',
+        {},
+      );
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(AdapterError);
+    const err = caught as AdapterError;
+    expect(err.code).toBe('INVALID_CONFIG');
+    const problems = err.details.problems as { field: string; message: string }[];
+    expect(problems.map((p) => p.field).sort()).toEqual(
+      [
+        'mcpServers.a.disabled',
+        'toolsearch.maxSessions',
+        'toolsearch.learn.store',
+        'toolsearch.learn.refreshMs',
+        'toolsearch.learn.where',
+        'toolsearch.enrich.endpoint',
+        'toolsearch.enrich.model',
+        'toolsearch.enrich.apiKey',
+        'toolsearch.enrich.apiKeyEnv',
+        'toolsearch.enrich.concurrency',
+        'toolsearch.enrich.timeoutMs',
+        'toolsearch.enrich.temperature',
+      ].sort(),
+    );
+    const byField = new Map(problems.map((p) => [p.field, p.message]));
+    expect(byField.get('toolsearch.learn.where')).toBe('is not a known setting (known: store, refreshMs)');
+    expect(byField.get('toolsearch.enrich.temperature')).toBe(
+      'is not a known setting (known: endpoint, model, apiKeyEnv, concurrency, timeoutMs)',
+    );
+    expect(byField.get('toolsearch.enrich.apiKey')).toBe(
+      'is not allowed: name an environment variable in apiKeyEnv',
+    );
+    expect(byField.get('toolsearch.enrich.endpoint')).toBe('must be an http(s) URL');
+    expect(byField.get('toolsearch.learn.refreshMs')).toBe(`must be an integer from 0 to ${2 ** 31 - 1}`);
+    expect(err.message).toMatch(/mcp\.json: 12 problems: mcpServers\.a\.disabled /);
+    // The refused key is named, never echoed.
+    expect(err.message).not.toContain('sk-secret');
+    expect(JSON.stringify(err.details)).not.toContain('sk-secret');
+  });
+
+  it('says what learn and enrich must be when they have the wrong type', () => {
+    const messages = (toolsearch: unknown) => {
+      try {
+        parse(toolsearch);
+      } catch (err) {
+        return ((err as AdapterError).details.problems as { field: string; message: string }[]).map(
+          (p) => `${p.field} ${p.message}`,
+        );
+      }
+      throw new Error('no error');
+    };
+    expect(messages({ learn: 'redis://h', enrich: [] })).toEqual([
+      'toolsearch.learn must be false or an object { store?, refreshMs? }',
+      'toolsearch.enrich must be an object { endpoint, model, apiKeyEnv?, concurrency?, timeoutMs? }',
+    ]);
+    expect(messages({ learn: { refreshMs: 2 ** 31 }, enrich: { endpoint: '', model: 7 } })).toEqual([
+      `toolsearch.learn.refreshMs must be an integer from 0 to ${2 ** 31 - 1}`,
+      'toolsearch.enrich.endpoint must be an http(s) URL',
+      'toolsearch.enrich.model must be a non-empty string',
+    ]);
+  });
+
   it('TOOLSEARCH_NO_LEARN switches learning off for 1/true/yes, not for 0/false/empty', () => {
     for (const v of ['1', 'true', 'yes'])
       expect(learningDisabledByEnv({ TOOLSEARCH_NO_LEARN: v })).toBe(true);

@@ -9,6 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { chatCompletionsUrl } from '@toolsearch/core-search';
 import { z } from 'zod';
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -159,8 +160,71 @@ const setting = (name: SettingName) =>
     })
     .optional();
 
+/** An environment variable's name, as `${VAR}` expansion and `apiKeyEnv` accept it. */
+const ENV_NAME = '[A-Za-z_][A-Za-z0-9_]*';
+/** `${VAR}` and `${VAR:-default}`. */
+const VAR_REFERENCE = new RegExp(`\\$\\{(${ENV_NAME})(?::-([^}]*))?\\}`, 'g');
+
+/** Our own sub-objects: an unknown key is a typo and an error (listed per key by problemsOf). */
+const ownObject = <Shape extends z.core.$ZodLooseShape>(shape: Shape, what: string) =>
+  z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : `must be ${what}`),
+  });
+
+/** `toolsearch.learn`: false, or where learned uses live and how often they are re-read. */
+const LearnSchema = z.union(
+  [
+    z.literal(false),
+    ownObject(
+      {
+        store: z
+          .string({ error: 'must be a redis:// URL or a file path' })
+          .refine((s) => s.trim() !== '', 'must be a redis:// URL or a file path')
+          .optional(),
+        refreshMs: z
+          .int({ error: `must be an integer from 0 to ${MAX_TIMER_MS}` })
+          .min(0, `must be an integer from 0 to ${MAX_TIMER_MS}`)
+          .max(MAX_TIMER_MS, `must be an integer from 0 to ${MAX_TIMER_MS}`)
+          .optional(),
+      },
+      'false or an object { store?, refreshMs? }',
+    ),
+  ],
+  { error: 'must be false or an object { store?, refreshMs? }' },
+);
+
+const positiveInt = z
+  .int({ error: 'must be a positive integer' })
+  .min(1, 'must be a positive integer')
+  .max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS}`);
+
+/** `toolsearch.enrich`: the chat endpoint that writes phrasings. */
+const EnrichSchema = ownObject(
+  {
+    // The library's own check (chatCompletionsUrl), made here so a bad URL stops start-up.
+    endpoint: z.string({ error: 'must be an http(s) URL' }).refine((s) => {
+      try {
+        chatCompletionsUrl(s);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be an http(s) URL'),
+    model: nonEmpty,
+    apiKeyEnv: z
+      .string({ error: 'must be an environment variable name' })
+      .regex(new RegExp(`^${ENV_NAME}$`), 'must be an environment variable name')
+      .optional(),
+    concurrency: positiveInt.optional(),
+    timeoutMs: positiveInt.optional(),
+    // mcp.json is often shared or committed: a key in it would leak, so only a variable's name is taken.
+    apiKey: z.never({ error: 'is not allowed: name an environment variable in apiKeyEnv' }).optional(),
+  },
+  'an object { endpoint, model, apiKeyEnv?, concurrency?, timeoutMs? }',
+);
+
 /** The `toolsearch` section. It is ours alone, so an unknown key is a typo and an error. */
-const SettingsSchema = z.strictObject(
+const SettingsSchema = ownObject(
   {
     alwaysLoaded: z
       .array(z.string({ error: 'must be a tool or toolset name' }), {
@@ -177,13 +241,18 @@ const SettingsSchema = z.strictObject(
       .min(1, 'must be a non-empty string (at least 32 bytes)')
       .optional(),
     redactSecrets: z.boolean({ error: 'must be true or false' }).optional(),
-    // Checked by parseLearn and parseEnrich below, after the rest.
-    learn: z.unknown().optional(),
-    enrich: z.unknown().optional(),
+    learn: LearnSchema.optional(),
+    enrich: EnrichSchema.optional(),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'must be an object') },
+  'an object',
 );
-const SETTINGS_KEYS = Object.keys(SettingsSchema.shape);
+
+/** The keys each of our own objects knows, by its path, for "is not a known setting" (apiKey is refused, not known). */
+const KNOWN_KEYS: Record<string, string[]> = {
+  toolsearch: Object.keys(SettingsSchema.shape),
+  'toolsearch.learn': ['store', 'refreshMs'],
+  'toolsearch.enrich': Object.keys(EnrichSchema.shape).filter((key) => key !== 'apiKey'),
+};
 
 const ConfigSchema = z.looseObject(
   {
@@ -210,22 +279,34 @@ function fieldOf(path: readonly PropertyKey[]): string {
     .join('');
 }
 
-function problemsOf(error: z.ZodError): ConfigProblem[] {
-  return error.issues.flatMap((issue) => {
-    const server =
-      issue.path[0] === 'mcpServers' && issue.path.length > 1 ? String(issue.path[1]) : undefined;
-    const at = (path: readonly PropertyKey[], message: string): ConfigProblem => ({
-      field: fieldOf(path),
+function problemsOf(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: readonly PropertyKey[] = [],
+): ConfigProblem[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path];
+    const server = path[0] === 'mcpServers' && path.length > 1 ? String(path[1]) : undefined;
+    const at = (where: readonly PropertyKey[], message: string): ConfigProblem => ({
+      field: fieldOf(where),
       message,
       ...(server !== undefined ? { server } : {}),
     });
     if (issue.code === 'unrecognized_keys')
       return issue.keys.map((key) =>
-        at([...issue.path, key], `is not a known setting (known: ${SETTINGS_KEYS.join(', ')})`),
+        at([...path, key], `is not a known setting (known: ${KNOWN_KEYS[fieldOf(path)]?.join(', ')})`),
       );
     // A bad key of mcpServers: the key schema's own message says what is wrong with the name.
-    if (issue.code === 'invalid_key') return [at(issue.path, issue.issues[0]?.message ?? issue.message)];
-    return [at(issue.path, issue.message)];
+    if (issue.code === 'invalid_key') return [at(path, issue.issues[0]?.message ?? issue.message)];
+    // `false or an object`: when the value is of one branch's type (its problems all lie
+    // inside it, or are unknown keys), list that branch's problems, not the union's summary.
+    if (issue.code === 'invalid_union') {
+      const inside = issue.errors.find(
+        (branch) =>
+          branch.length > 0 && branch.every((i) => i.path.length > 0 || i.code === 'unrecognized_keys'),
+      );
+      if (inside) return problemsOf(inside, path);
+    }
+    return [at(path, issue.message)];
   });
 }
 
@@ -253,7 +334,7 @@ function configError(origin: string, problems: ConfigProblem[]): AdapterError {
  */
 export function parseGatewayConfig(json: unknown, origin: string, env: Env = process.env): GatewayConfig {
   const parsed = ConfigSchema.safeParse(json);
-  if (!parsed.success) throw configError(origin, problemsOf(parsed.error));
+  if (!parsed.success) throw configError(origin, problemsOf(parsed.error.issues));
   const problems: ConfigProblem[] = [];
   const upstreams = Object.entries(parsed.data.mcpServers).map(([name, server]) =>
     expandServer(name, server, env, problems),
@@ -270,11 +351,11 @@ export function parseGatewayConfig(json: unknown, origin: string, env: Env = pro
   }
   if (section.handleKey !== undefined) settings.handleKey = section.handleKey;
   if (section.redactSecrets !== undefined) settings.redactSecrets = section.redactSecrets;
-  const fail: Fail = (field, message) => {
-    throw configError(origin, [{ field, message }]);
-  };
-  if (section.learn !== undefined) settings.learn = parseLearn(section.learn, fail);
-  if (section.enrich !== undefined) settings.enrich = parseEnrich(section.enrich, fail);
+  if (section.learn !== undefined) settings.learn = section.learn;
+  if (section.enrich !== undefined) {
+    const { apiKey: _refused, ...enrich } = section.enrich;
+    settings.enrich = enrich;
+  }
   const fromEnv = (env.TOOLSEARCH_ALWAYS_LOADED ?? '').split(',');
   const alwaysLoaded = unique([...settings.alwaysLoaded, ...fromEnv].map((s) => s.trim()).filter(Boolean));
   // A secret is better kept out of a file that is often shared: the environment wins.
@@ -361,77 +442,18 @@ function expandVars(
   substituted: Set<string>,
   credentials: Set<string>,
 ): string {
-  return value.replace(
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
-    (_, name: string, fallback?: string) => {
-      const found = env[name];
-      if (found !== undefined && found !== '') {
-        substituted.add(found);
-        if (CREDENTIAL_NAME.test(name)) credentials.add(found);
-        return found;
-      }
-      if (fallback !== undefined) return fallback;
-      if (found !== undefined) return found;
-      missing(name);
-      return '';
-    },
-  );
-}
-
-type Fail = (field: string, message: string) => never;
-
-function parseLearn(raw: unknown, fail: Fail): GatewayConfig['learn'] {
-  if (raw === false) return false;
-  if (!isPlainObject(raw))
-    return fail('toolsearch.learn', 'must be false or an object { store?, refreshMs? }');
-  const out: { store?: string; refreshMs?: number } = {};
-  for (const key of Object.keys(raw))
-    if (key !== 'store' && key !== 'refreshMs')
-      fail(`toolsearch.learn.${key}`, 'is not a known setting (known: store, refreshMs)');
-  if (raw.store !== undefined) {
-    if (typeof raw.store !== 'string' || raw.store.trim() === '')
-      fail('toolsearch.learn.store', 'must be a redis:// URL or a file path');
-    out.store = raw.store as string;
-  }
-  if (raw.refreshMs !== undefined) {
-    const n = raw.refreshMs;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_TIMER_MS)
-      fail('toolsearch.learn.refreshMs', `must be an integer from 0 to ${MAX_TIMER_MS}`);
-    out.refreshMs = n as number;
-  }
-  return out;
-}
-
-const ENRICH_KEYS = ['endpoint', 'model', 'apiKeyEnv', 'concurrency', 'timeoutMs'];
-
-function parseEnrich(raw: unknown, fail: Fail): EnrichConfig {
-  if (!isPlainObject(raw)) return fail('toolsearch.enrich', 'must be an object { endpoint, model, ... }');
-  for (const key of Object.keys(raw))
-    if (!ENRICH_KEYS.includes(key))
-      fail(`toolsearch.enrich.${key}`, `is not a known setting (known: ${ENRICH_KEYS.join(', ')})`);
-  if ('apiKey' in raw)
-    fail('toolsearch.enrich.apiKey', 'is not allowed: name an environment variable in apiKeyEnv');
-  for (const key of ['endpoint', 'model'] as const)
-    if (typeof raw[key] !== 'string' || (raw[key] as string).trim() === '')
-      fail(`toolsearch.enrich.${key}`, 'must be a non-empty string');
-  const out: EnrichConfig = { endpoint: raw.endpoint as string, model: raw.model as string };
-  if (raw.apiKeyEnv !== undefined) {
-    if (typeof raw.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.apiKeyEnv))
-      fail('toolsearch.enrich.apiKeyEnv', 'must be an environment variable name');
-    out.apiKeyEnv = raw.apiKeyEnv as string;
-  }
-  for (const key of ['concurrency', 'timeoutMs'] as const) {
-    const n = raw[key];
-    if (n === undefined) continue;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_TIMER_MS)
-      fail(`toolsearch.enrich.${key}`, 'must be a positive integer');
-    out[key] = n as number;
-  }
-  return out;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return value.replace(VAR_REFERENCE, (_, name: string, fallback?: string) => {
+    const found = env[name];
+    if (found !== undefined && found !== '') {
+      substituted.add(found);
+      if (CREDENTIAL_NAME.test(name)) credentials.add(found);
+      return found;
+    }
+    if (fallback !== undefined) return fallback;
+    if (found !== undefined) return found;
+    missing(name);
+    return '';
+  });
 }
 
 function unique(items: string[]): string[] {
