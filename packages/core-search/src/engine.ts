@@ -6,7 +6,7 @@ import type { PhrasingSource } from './analysis/phrasings.js';
 import { analyzeQuery } from './analysis/query.js';
 import { summarize } from './analysis/summarize.js';
 import { Corpus } from './corpus.js';
-import { DEFAULTS } from './defaults.js';
+import { DEFAULTS, FIELD_NAMES } from './defaults.js';
 import { ToolSearchError } from './errors.js';
 import { fuse, type StrategyRanking } from './fusion.js';
 import {
@@ -299,7 +299,7 @@ export class ToolSearch {
       const id = this.idByName.get(name);
       if (id === undefined) continue;
       const old = this.docs.get(id)!;
-      const terms = learnedTerms(this.uses.get(name), this.newestUse);
+      const terms = learnedTerms(this.uses.get(name), this.newestUse, ownTerms(old));
       if (sameTerms(terms, old.fields.learned)) continue;
       this.replace(
         old,
@@ -316,13 +316,15 @@ export class ToolSearch {
     const valid = validateTools(tools, (name) => this.idByName.has(name), this.limits.maxToolChars);
     const docs: IndexedDoc[] = [];
     valid.forEach((tool, i) => {
-      docs.push(
-        analyzeTool(tool, this.nextId + i, {
-          added: added[i],
-          pack: this.packPhrasings(tool),
-          learned: learnedTerms(this.uses.get(tool.name), this.newestUse),
-        }),
-      );
+      const extra = { added: added[i], pack: this.packPhrasings(tool) };
+      let doc = analyzeTool(tool, this.nextId + i, extra);
+      const uses = this.uses.get(tool.name);
+      // Learned before the tool was (re-)added: its uses are attributed to its own text.
+      if (uses) {
+        const learned = learnedTerms(uses, this.newestUse, ownTerms(doc));
+        doc = analyzeTool(tool, this.nextId + i, { ...extra, learned });
+      }
+      docs.push(doc);
       if ((i + 1) % 1000 === 0) this.progress('analyze', i + 1, valid.length);
     });
     this.progress('analyze', valid.length, valid.length);
@@ -696,6 +698,16 @@ export class ToolSearch {
     }
     return matched;
   }
+}
+
+/** A tool's own analysed words (every field but `learned`): what learned uses are attributed by. */
+function ownTerms(doc: IndexedDoc): Set<string> {
+  const own = new Set<string>();
+  for (const field of FIELD_NAMES) {
+    if (field === 'learned') continue;
+    for (const term of doc.fields[field]) own.add(term);
+  }
+  return own;
 }
 
 function sameTerms(a: readonly string[], b: readonly string[]): boolean {

@@ -139,17 +139,63 @@ export function pruneUses(uses: ToolUses, now: number | undefined): number {
 }
 
 /**
- * The `learned` field of a tool: each use's query terms, repeated by how often it recurs
- * (1 + log2 of its strength, at most DEFAULTS.learning.maxRepeat): a request made a
- * hundred times counts more than one made once, but not a hundred times more.
+ * The clauses of a request: sentences, and parts joined by a sequencing word ("then",
+ * "after that", "finally"...). A request that asks for several things in turn is
+ * learned, for each tool it led to, only in the part that is about that tool.
+ * Linear: one pass of a regular expression without nested quantifiers.
  */
-export function learnedTerms(uses: ToolUses | undefined, now: number | undefined): string[] {
+export function requestClauses(text: string): string[] {
+  return text
+    .split(SENTENCE_END)
+    .flatMap((sentence) => sentence.replace(LEADING_SEQUENCE, '').split(SEQUENCE))
+    .map((clause) => clause.trim())
+    .filter((clause) => clause !== '');
+}
+
+/** Words that start the next of several needs in turn. Not "next" or "also": "next week", "also known as". */
+const SEQUENCE_WORDS = '(?:and then|then|after that|afterwards|afterward|finally|lastly|additionally)';
+const SENTENCE_END = /[.!?;]+(?:\s+|$)/;
+const SEQUENCE = new RegExp(`,?\\s+${SEQUENCE_WORDS}[,:]?\\s+`, 'i');
+const LEADING_SEQUENCE = new RegExp(`^\\s*${SEQUENCE_WORDS}[,:]?\\s+`, 'i');
+
+/**
+ * The words a use teaches its tool. A one-clause request teaches all its words. A request
+ * of several clauses (several needs in turn, each served by its own tool) teaches only the
+ * clauses sharing the most words with the tool's own text (`own`: its analysed name,
+ * description, schema and phrasings), so "get the patient's profile, then the health
+ * statistics of China" does not teach the profile tool about statistics. When no clause
+ * shares a word, the tool cannot be told apart: the whole request is kept.
+ * Measured (learn from 80% of queries, test on the rest): Seal-Tools, whose requests chain
+ * two to six unrelated needs, lost nDCG@10 .914 -> .806 learning whole requests; see
+ * DEFAULTS.learning for the figures with clauses.
+ */
+export function useTerms(query: string, own: ReadonlySet<string> | undefined): string[] {
+  const maxChars = DEFAULTS.analysis.maxQueryChars;
+  const clauses = own === undefined ? [] : requestClauses(query);
+  if (clauses.length < 2) return analyze(query, maxChars);
+  const analysed = clauses.map((clause) => analyze(clause, maxChars));
+  const overlap = analysed.map((words) => new Set(words.filter((word) => own!.has(word))).size);
+  const best = Math.max(...overlap);
+  if (best === 0) return analyze(query, maxChars);
+  return analysed.flatMap((words, i) => (overlap[i] === best ? words : []));
+}
+
+/**
+ * The `learned` field of a tool: each use's query terms (useTerms), repeated by how often
+ * it recurs (1 + log2 of its strength, at most DEFAULTS.learning.maxRepeat): a request made
+ * a hundred times counts more than one made once, but not a hundred times more.
+ */
+export function learnedTerms(
+  uses: ToolUses | undefined,
+  now: number | undefined,
+  own?: ReadonlySet<string>,
+): string[] {
   if (!uses || uses.size === 0) return [];
   const terms: string[] = [];
   for (const use of [...uses.values()].sort((a, b) => (a.query < b.query ? -1 : a.query > b.query ? 1 : 0))) {
     const s = strength(use, now);
     const repeat = Math.min(DEFAULTS.learning.maxRepeat, 1 + Math.floor(Math.log2(Math.max(1, s))));
-    const words = analyze(use.query, DEFAULTS.analysis.maxQueryChars);
+    const words = useTerms(use.query, own);
     for (let r = 0; r < repeat; r++) terms.push(...words);
   }
   return terms;

@@ -12,8 +12,8 @@ import type { PhrasingSource, StrategyName, ToolDefinition } from './types.js';
  */
 export const INDEX_FORMAT = 'toolsearch-index';
 export const INDEX_VERSION = 1;
-/** 3: phrasings (own, added, pack) in their own field and listed per document; `learned` field. */
-export const ANALYZER_VERSION = 3;
+/** 3: phrasings (own, added, pack) in their own field and listed per document; `learned` field. 4: learned requests of several clauses are attributed per tool (learning.ts useTerms). */
+export const ANALYZER_VERSION = 4;
 
 export type SerializedDoc = Omit<IndexedDoc, 'id' | 'name'>;
 

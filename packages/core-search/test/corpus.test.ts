@@ -316,4 +316,36 @@ describe('top-k', () => {
       else scores.release();
     }
   });
+
+  it('lets a tool nobody used count its description again, by the share of tools with learned requests', () => {
+    const tools = [
+      { name: 'weather', description: 'Weather forecast for a city.' },
+      { name: 'city_info', description: 'Facts about a city: population, area.' },
+      { name: 'stocks', description: 'Stock quotes.' },
+    ];
+    const learned = (n: number) =>
+      tools.map((tool, id) =>
+        analyzeTool(tool, id, id > 0 && id <= n ? { learned: ['weekend', 'plan'] } : {}),
+      );
+    const scoreOf = (corpusDocs: ReturnType<typeof learned>) => {
+      const corpus = new Corpus();
+      corpus.add(corpusDocs);
+      return corpus.bm25f([{ term: 'forecast', weight: 1 }], undefined, 'natural').get(0);
+    };
+    const none = scoreOf(learned(0));
+    const one = scoreOf(learned(1));
+    const two = scoreOf(learned(2));
+    expect(one).toBeGreaterThan(none);
+    expect(two).toBeGreaterThan(one);
+    // Removing the learned documents takes their share back.
+    const corpus = new Corpus();
+    const all = learned(2);
+    corpus.add(all);
+    corpus.remove(all.slice(1));
+    corpus.add(learned(0).slice(1));
+    expect(corpus.bm25f([{ term: 'forecast', weight: 1 }], undefined, 'natural').get(0)).toBeCloseTo(
+      none,
+      12,
+    );
+  });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { analyze } from '../src/analysis/analyze.js';
 import { DEFAULTS } from '../src/defaults.js';
 import { ToolSearch, type ToolSearchError } from '../src/index.js';
+import { requestClauses, useTerms } from '../src/learning.js';
 import { caught, engine, random, TOOLS, top } from './helpers.js';
 
 // Words no tool of TOOLS uses: only learning can connect them to a tool.
@@ -170,5 +172,51 @@ describe('learn', () => {
     expect(await top(search, QUERY)).not.toContain('mail__send_email');
     search.add([tool]);
     expect((await top(search, QUERY))[0]).toBe('mail__send_email');
+  });
+
+  it('teaches each tool of a chained request only the clause about it', async () => {
+    // One request, two needs in turn, two tools used: each learns its own part.
+    const chained = 'email the grown-ups about the picnic, then add the picnic to the calendar on saturday';
+    const search = engine({ pack: false });
+    search.learn([
+      { query: chained, tool: 'mail__send_email' },
+      { query: chained, tool: 'calendar__create_event' },
+    ]);
+    const explain = await search.search('grown-ups', { explain: true });
+    expect(explain.results[0]!.name).toBe('mail__send_email');
+    // "grown-ups" was in the mail clause only: the calendar tool did not learn it.
+    expect(explain.results.map((r) => r.name)).not.toContain('calendar__create_event');
+    expect((await top(search, 'saturday'))[0]).toBe('calendar__create_event');
+    expect(await top(search, 'saturday')).not.toContain('mail__send_email');
+    // The stored use keeps the whole request (what a store persists is not cut).
+    expect(search.learned().map((use) => use.query)).toEqual([chained, chained]);
+  });
+
+  it('keeps the whole request when no clause shares a word with the tool', () => {
+    const own = new Set(analyze('Send an email message to a recipient'));
+    expect(useTerms('ping the grown-ups. then sort out saturday', own)).toEqual(
+      analyze('ping the grown-ups. then sort out saturday'),
+    );
+    expect(useTerms('ping the grown-ups. then email them', own)).toEqual(analyze('email them'));
+  });
+});
+
+describe('requestClauses', () => {
+  it('splits sentences and sequencing words, not ordinary conjunctions', () => {
+    expect(requestClauses('Deploy the app. Then, check the logs; finally email the team')).toEqual([
+      'Deploy the app',
+      'check the logs',
+      'email the team',
+    ]);
+    expect(requestClauses('find and replace text in a file, then save it')).toEqual([
+      'find and replace text in a file',
+      'save it',
+    ]);
+    expect(requestClauses('search and replace in readme.md')).toEqual(['search and replace in readme.md']);
+  });
+
+  it('stays linear on adversarial input', () => {
+    const text = `${'a. then '.repeat(20_000)}x`;
+    expect(requestClauses(text).length).toBeGreaterThan(10_000);
   });
 });
