@@ -232,6 +232,8 @@ export const DEFAULTS = {
      * the word's length, and no misspelt everyday word is this long.
      */
     spellerMaxWordLength: 24,
+    /** Distinct text chunks whose token ids the static embedder memoises (cleared when full). */
+    maxMemoChunks: 200_000,
   },
 
   /**

@@ -4,6 +4,7 @@
 // order (see static-embedder.ts), so any difference is a bug, not noise.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MODEL_PATH,
@@ -38,6 +39,9 @@ const EDGE_TEXTS = [
   'the', // one word
   `${'weather forecast for the city '.repeat(200)}`, // > 512 tokens: truncated like the pipeline
   'takeScreenshot of_the page',
+  '  leading, double  and trailing spaces  ', // empty chunks between spaces
+  'send x[CLS]y [SEP] email [MASK]z', // special tokens inside and between chunks
+  'e \u0301accent after a space; 中文 chunk中文', // a combining mark opening a chunk; CJK inside one
 ];
 
 function fixtureTexts(): string[] {
@@ -69,6 +73,22 @@ describe('static embedder', () => {
     expect(a).not.toEqual(b);
     expect(none!.every((x) => x === 0)).toBe(true);
     expect(again).toEqual(a);
+  });
+
+  it('encodes text chunk by chunk (memoised) exactly as the tokenizer encodes it whole', async () => {
+    const texts = [...fixtureTexts(), ...EDGE_TEXTS];
+    const read = (file: string) => JSON.parse(readFileSync(join(DEFAULT_MODEL_PATH, file), 'utf8'));
+    const tokenizer = new Tokenizer(read('tokenizer.json'), read('tokenizer_config.json'));
+    const model = staticModelFromGraph(readOnnxGraph(readFileSync(MODEL_FILE), MODEL_FILE), MODEL_FILE)!;
+    const embedder = new StaticEmbedder({ source });
+    // Twice: the second pass reads every chunk from the memo.
+    for (let pass = 0; pass < 2; pass++) {
+      const ours = await embedder.embed(texts, 'document');
+      texts.forEach((text, i) => {
+        const whole = embedIds(model, tokenizer.encode(text).ids.slice(0, 512));
+        expect(Buffer.from(ours[i]!.buffer).equals(Buffer.from(whole.buffer)), text).toBe(true);
+      });
+    }
   });
 
   it('is what the strategy runs for the bundled model, with no ONNX runtime', async () => {

@@ -14,6 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { DEFAULTS } from '../defaults.js';
 import { ToolSearchError } from '../errors.js';
 import { embedderId, type ModelSource } from './model-source.js';
 import { ONNX_FLOAT, ONNX_INT8, type OnnxGraphSummary, readOnnxGraph } from './onnx-reader.js';
@@ -124,9 +125,36 @@ export class StaticEmbedder implements Embedder {
     return texts.map((text) => {
       const input = prefix + (kind === 'query' && speller ? speller.correct(text) : text);
       // Truncated like the pipeline's tokenizer call (truncation: true, model_max_length).
-      const ids = tokenizer.encode(input).ids.slice(0, maxTokens);
-      return embedIds(model, ids);
+      const ids = this.encodeWords(tokenizer, input);
+      return embedIds(model, ids.length > maxTokens ? ids.slice(0, maxTokens) : ids);
     });
+  }
+
+  /** Token ids per space-separated chunk of text (see encodeWords); bounded like the analysis memos. */
+  private readonly chunkIds = new Map<string, readonly number[]>();
+
+  /**
+   * tokenizer.encode(text).ids, one space-separated chunk at a time, each chunk's ids
+   * memoised. Encoding was most of a cold 10k-tool build (registries repeat their words),
+   * and it is exact: the BERT normaliser and pre-tokenizer of a word-level model act on
+   * each character or each whitespace-delimited run, special tokens hold no space, and no
+   * post-processor adds tokens, so the ids of a text are the ids of its chunks in order
+   * (test/embedding-static.test.ts compares the two on edge cases and the fixtures).
+   */
+  private encodeWords(tokenizer: Tokenizer, text: string): number[] {
+    const ids: number[] = [];
+    for (const chunk of text.split(' ')) {
+      if (chunk === '') continue;
+      let chunkIds = this.chunkIds.get(chunk);
+      if (chunkIds === undefined) {
+        const encoded: readonly number[] = tokenizer.encode(chunk).ids;
+        if (this.chunkIds.size >= DEFAULTS.embedding.maxMemoChunks) this.chunkIds.clear();
+        this.chunkIds.set(chunk, encoded);
+        chunkIds = encoded;
+      }
+      for (const id of chunkIds) ids.push(id);
+    }
+    return ids;
   }
 
   /** The model's vector width, once loaded (the disk cache is checked against it). */
