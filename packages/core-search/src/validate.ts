@@ -44,9 +44,16 @@ function toolIssues(tool: unknown, index: number): ToolSearchIssue[] {
  * The engine's own copy of a tool, as JSON would save it: a caller mutating its object
  * after add() cannot change what is indexed (or make a later search throw), and what is
  * indexed always survives toJSON(). Cycles, BigInts and tools over `maxChars` are issues.
+ *
+ * Plain data (what a parsed tool list is) is copied directly (plainCopy), which costs a
+ * fifth of JSON.stringify + JSON.parse, the largest single cost of indexing; anything
+ * else, or a tool that might be over the limit, takes the JSON round trip.
  */
 function ownCopy(tool: unknown, index: number, maxChars: number, issues: ToolSearchIssue[]): unknown {
   if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) return tool;
+  const budget = { chars: maxChars };
+  const copy = plainCopy(tool, 0, budget);
+  if (copy !== NOT_PLAIN) return copy;
   const name =
     typeof (tool as { name?: unknown }).name === 'string' ? (tool as { name: string }).name : undefined;
   let json: string | undefined;
@@ -66,6 +73,69 @@ function ownCopy(tool: unknown, index: number, maxChars: number, issues: ToolSea
     return undefined;
   }
   return JSON.parse(json);
+}
+
+const NOT_PLAIN: unique symbol = Symbol('not plain');
+/** Deeper than this, the JSON round trip decides (and reports a cycle). */
+const MAX_PLAIN_DEPTH = 64;
+/** Characters JSON.stringify escapes in a string (so its JSON is longer than length + 2). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * The same value JSON.parse(JSON.stringify(value)) gives, for plain data only: strings,
+ * finite numbers other than -0, booleans, null, arrays, and objects whose prototype is
+ * Object.prototype or null, without toJSON, undefined, functions or a "__proto__" key.
+ * Anything else returns NOT_PLAIN, as does a value whose JSON could exceed
+ * `budget.chars` (an upper bound is counted: exact for strings without escapes, six
+ * characters per code unit for the rest), so the exact check and its message stay
+ * JSON's. Key order is Object.keys', which is JSON.stringify's.
+ */
+function plainCopy(value: unknown, depth: number, budget: { chars: number }): unknown {
+  switch (typeof value) {
+    case 'string':
+      budget.chars -= ESCAPED.test(value) ? 6 * value.length + 2 : value.length + 2;
+      return budget.chars < 0 ? NOT_PLAIN : value;
+    case 'number':
+      if (!Number.isFinite(value) || Object.is(value, -0)) return NOT_PLAIN;
+      budget.chars -= 24; // the longest a double prints as
+      return budget.chars < 0 ? NOT_PLAIN : value;
+    case 'boolean':
+      budget.chars -= 5;
+      return budget.chars < 0 ? NOT_PLAIN : value;
+    case 'object':
+      break;
+    default:
+      return NOT_PLAIN;
+  }
+  if (value === null) {
+    budget.chars -= 4;
+    return budget.chars < 0 ? NOT_PLAIN : null;
+  }
+  if (depth >= MAX_PLAIN_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return NOT_PLAIN;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    budget.chars -= 2 + value.length;
+    for (let i = 0; i < value.length; i++) {
+      const item = plainCopy(value[i], depth + 1, budget);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
+    return out;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  budget.chars -= 2;
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return NOT_PLAIN;
+    budget.chars -= ESCAPED.test(key) ? 6 * key.length + 4 : key.length + 4;
+    const item = plainCopy((value as Record<string, unknown>)[key], depth + 1, budget);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    out[key] = item;
+  }
+  return out;
 }
 
 /**
