@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein';
-import { analyze } from './analysis/analyze.js';
+import { AnalysisMemo, analyze } from './analysis/analyze.js';
 import { analyzeTool } from './analysis/document.js';
 import { bareName } from './analysis/identifier.js';
 import type { PhrasingSource } from './analysis/phrasings.js';
@@ -315,14 +315,15 @@ export class ToolSearch {
   private addWith(tools: ToolDefinition[], added: readonly (readonly string[] | undefined)[]): void {
     const valid = validateTools(tools, (name) => this.idByName.has(name), this.limits.maxToolChars);
     const docs: IndexedDoc[] = [];
+    const memo = new AnalysisMemo();
     valid.forEach((tool, i) => {
       const extra = { added: added[i], pack: this.packPhrasings(tool) };
-      let doc = analyzeTool(tool, this.nextId + i, extra);
+      let doc = analyzeTool(tool, this.nextId + i, extra, memo);
       const uses = this.uses.get(tool.name);
       // Learned before the tool was (re-)added: its uses are attributed to its own text.
       if (uses) {
         const learned = learnedTerms(uses, this.newestUse, ownTerms(doc));
-        doc = analyzeTool(tool, this.nextId + i, { ...extra, learned });
+        doc = analyzeTool(tool, this.nextId + i, { ...extra, learned }, memo);
       }
       docs.push(doc);
       if ((i + 1) % 1000 === 0) this.progress('analyze', i + 1, valid.length);

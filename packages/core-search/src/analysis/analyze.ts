@@ -41,3 +41,52 @@ export function analyze(text: string, maxChars?: number): string[] {
   }
   return terms;
 }
+
+/**
+ * analyze() remembered per text for the length of one add(): registries repeat text
+ * (forks and mirrors of a server carry the same descriptions and schemas, a server's
+ * tools share its toolset line), so each distinct text is analysed once and its
+ * documents share one read-only term array, which also saves their memory.
+ */
+export class AnalysisMemo {
+  private readonly byLimit = new Map<number | undefined, Map<string, readonly string[]>>();
+  private readonly normalized = new Map<string, string>();
+  private entries = 0;
+
+  /** normalizeText(text) (default bound), remembered like analyze(). */
+  normalize(text: string): string {
+    let out = this.normalized.get(text);
+    if (out === undefined) {
+      out = normalizeText(text);
+      this.count();
+      this.normalized.set(text, out);
+    }
+    return out;
+  }
+
+  /** Starts afresh once MAX_MEMO_TEXTS texts are held: the memo is a speed-up, never a requirement. */
+  private count(): void {
+    if (++this.entries <= MAX_MEMO_TEXTS) return;
+    for (const map of this.byLimit.values()) map.clear();
+    this.normalized.clear();
+    this.entries = 1;
+  }
+
+  analyze(text: string, maxChars?: number): readonly string[] {
+    let memo = this.byLimit.get(maxChars);
+    if (!memo) {
+      memo = new Map();
+      this.byLimit.set(maxChars, memo);
+    }
+    let terms = memo.get(text);
+    if (terms === undefined) {
+      terms = analyze(text, maxChars);
+      this.count();
+      memo.set(text, terms);
+    }
+    return terms;
+  }
+}
+
+/** Distinct texts one AnalysisMemo holds before it starts afresh. */
+const MAX_MEMO_TEXTS = 1_000_000;

@@ -1,9 +1,8 @@
 import { DEFAULTS } from '../defaults.js';
 import type { IndexedDoc } from '../retriever.js';
 import type { JsonSchemaObject, ToolDefinition } from '../types.js';
-import { analyze } from './analyze.js';
+import { AnalysisMemo } from './analyze.js';
 import { bareName, serverPrefix, splitIdentifier } from './identifier.js';
-import { normalizeText } from './normalize.js';
 import { fromSource, mergePhrasings, type Phrasing } from './phrasings.js';
 
 /** A tool's toolset: `toolset` ?? `category` ?? the `server` of `server__tool` ?? "default". */
@@ -60,11 +59,17 @@ export interface ExtraPhrasings {
  * tool's own, then `extra.added`, then `extra.pack`, bounded and de-duplicated) get their
  * own field, not the description's: they are everyday requests, weighted per query shape.
  */
-export function analyzeTool(tool: ToolDefinition, id: number, extra: ExtraPhrasings = {}): IndexedDoc {
+export function analyzeTool(
+  tool: ToolDefinition,
+  id: number,
+  extra: ExtraPhrasings = {},
+  memo: AnalysisMemo = new AnalysisMemo(),
+): IndexedDoc {
+  const analyze = (text: string, maxChars?: number) => memo.analyze(text, maxChars);
   const toolset = toolsetOf(tool);
   const bare = bareName(tool.name);
   const prefix = serverPrefix(tool.name);
-  const description = normalizeText(tool.description ?? '', DEFAULTS.analysis.maxTextChars);
+  const description = memo.normalize(tool.description ?? '');
   const phrasings = mergePhrasings(
     ownPhrasings(tool),
     fromSource(extra.added, 'added'),
