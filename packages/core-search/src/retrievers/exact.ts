@@ -11,23 +11,68 @@ function spokenName(server: string): string {
     .join('');
 }
 
+const PRINTABLE_ASCII = /^[ -~]*$/;
+
+/** What nameKeys needs of a server or toolset name; the same for every tool of a server. */
+interface ServerKeys {
+  /** compactKey of the name itself, and of the name as people say it ('' for none). */
+  key: string;
+  spokenKey: string;
+  /** Printable ASCII: compactKey(`${server} ${bare}`) is then key + compactKey(bare). */
+  ascii: boolean;
+  spoken: string;
+  spokenAscii: boolean;
+}
+
 /**
  * Keys a query can be equal to, in any case style: full name, bare name, "server tool",
  * "toolset tool", and the same with the server as people say it ("github create_issue").
+ * `servers` remembers each server's part: on printable ASCII, compactKey of "a b" is
+ * compactKey(a) + compactKey(b), so a tool costs one compactKey of its own bare name.
  */
-function nameKeys(doc: IndexedDoc): string[] {
+function nameKeys(doc: IndexedDoc, servers: Map<string, ServerKeys>): string[] {
   const bare = bareName(doc.name);
-  const keys = new Set([compactKey(doc.name), compactKey(bare), compactKey(`${doc.toolset} ${bare}`)]);
+  const bareKey = compactKey(bare);
+  const bareAscii = PRINTABLE_ASCII.test(bare);
+  const serverKeys = (server: string): ServerKeys => {
+    let known = servers.get(server);
+    if (!known) {
+      const spoken = server === 'default' ? '' : spokenName(server);
+      known = {
+        key: compactKey(server),
+        spokenKey: compactKey(spoken),
+        ascii: PRINTABLE_ASCII.test(server),
+        spoken,
+        spokenAscii: PRINTABLE_ASCII.test(spoken),
+      };
+      if (servers.size >= MAX_SERVERS) servers.clear();
+      servers.set(server, known);
+    }
+    return known;
+  };
+  const joined = (server: string, key: string, ascii: boolean) =>
+    ascii && bareAscii ? key + bareKey : compactKey(`${server} ${bare}`);
   const prefix = serverPrefix(doc.name);
-  if (prefix) keys.add(compactKey(`${prefix} ${bare}`));
-  for (const server of [doc.toolset, prefix]) {
-    const spoken = server === undefined || server === 'default' ? '' : spokenName(server);
-    if (spoken !== '') keys.add(compactKey(`${spoken} ${bare}`));
+  const toolset = serverKeys(doc.toolset);
+  const prefixKeys = prefix === undefined ? undefined : serverKeys(prefix);
+  // A `server__tool` name is "server", "__", "tool": on ASCII its key joins the two parts'.
+  const nameKey =
+    prefixKeys?.ascii && bareAscii && doc.name === `${prefix}__${bare}`
+      ? prefixKeys.key + bareKey
+      : compactKey(doc.name);
+  const keys = new Set([nameKey, bareKey, joined(doc.toolset, toolset.key, toolset.ascii)]);
+  if (prefix && prefixKeys) keys.add(joined(prefix, prefixKeys.key, prefixKeys.ascii));
+  for (const server of [toolset, prefixKeys]) {
+    if (server === undefined || server.spoken === '') continue;
+    keys.add(joined(server.spoken, server.spokenKey, server.spokenAscii));
   }
   if (typeof doc.tool.title === 'string') keys.add(compactKey(doc.tool.title));
   keys.delete('');
   return [...keys];
 }
+
+/** Servers whose keys one exact retriever remembers before it starts afresh. */
+const MAX_SERVERS = 100_000;
 
 /**
  * True when one typo turns `a` into `b`: an insertion, deletion, substitution or swap of
@@ -65,11 +110,12 @@ export function createExactRetriever(): Retriever {
    * search after a change walk every key of the registry).
    */
   let byLength: Map<number, string[]> | undefined;
+  const servers = new Map<string, ServerKeys>();
   return {
     name: 'exact',
     add(docs) {
       for (const doc of docs) {
-        const keys = nameKeys(doc);
+        const keys = nameKeys(doc, servers);
         keysOf.set(doc.id, keys);
         for (const key of keys) {
           const ids = byKey.get(key);
