@@ -17,7 +17,12 @@ export function charNgrams(words: readonly string[], n: number = DEFAULTS.ngram.
  */
 export function createNgramRetriever(): Retriever {
   const postings = new Map<string, number[]>();
-  const gramsOf = new Map<number, Set<string>>();
+  /**
+   * Each doc's name words (the doc's own array, not a copy), to find its grams again on
+   * remove(): a Set of gram strings per doc was a kilobyte a tool, a quarter of the
+   * index's memory at 50k tools; removal is rare and recomputing is cheap.
+   */
+  const wordsOf = new Map<number, readonly string[]>();
   /** Distinct grams per doc id, read for every candidate of every search. */
   let gramCounts = new Int32Array(64);
   let capacity = 0;
@@ -26,7 +31,7 @@ export function createNgramRetriever(): Retriever {
     add(docs: readonly IndexedDoc[]) {
       for (const doc of docs) {
         const grams = charNgrams(doc.nameWords);
-        gramsOf.set(doc.id, grams);
+        wordsOf.set(doc.id, doc.nameWords);
         capacity = Math.max(capacity, doc.id + 1);
         if (capacity > gramCounts.length) {
           const grown = new Int32Array(Math.max(capacity, gramCounts.length * 2));
@@ -45,8 +50,9 @@ export function createNgramRetriever(): Retriever {
       const gone = new Set(ids);
       const touched = new Set<string>();
       for (const id of ids) {
-        for (const gram of gramsOf.get(id) ?? []) touched.add(gram);
-        gramsOf.delete(id);
+        const words = wordsOf.get(id);
+        if (words) for (const gram of charNgrams(words)) touched.add(gram);
+        wordsOf.delete(id);
         gramCounts[id] = 0;
       }
       for (const gram of touched) {
