@@ -123,6 +123,23 @@ describe('ngram', () => {
     );
     expect((await top(search, 'sendmail', { strategies: ['ngram'] }))[0]).toBe('mail__send_email');
   });
+
+  it('forgets a removed or re-indexed tool', async () => {
+    const mirrors = new ToolSearch({
+      embedding: false,
+      tools: [
+        { name: 'a__take_screenshot', description: 'x' },
+        { name: 'b__take_screenshot', description: 'x' },
+        { name: 'c__save_page', description: 'x' },
+      ],
+    });
+    mirrors.remove(['a__take_screenshot']);
+    expect(await top(mirrors, 'takescreenshot', { strategies: ['ngram'] })).toEqual(['b__take_screenshot']);
+    mirrors.addPhrasings('b__take_screenshot', ['capture the screen']);
+    expect(await top(mirrors, 'takescreenshot', { strategies: ['ngram'] })).toEqual(['b__take_screenshot']);
+    mirrors.remove(['b__take_screenshot']);
+    expect(await top(mirrors, 'takescreenshot', { strategies: ['ngram'] })).toEqual([]);
+  });
 });
 
 describe('category', () => {
@@ -184,6 +201,28 @@ describe('exact', () => {
     const response = await search.search('get_file_contants', { strategies: ['exact'] });
     expect(response.results.map((r) => r.name)).toEqual(['github__get_file_contents']);
     expect((await top(search, 'get_file_contants'))[0]).toBe('github__get_file_contents');
+  });
+
+  it('pins every tool sharing a name, and forgets removed and re-indexed ones', async () => {
+    const tools = ['a', 'b', 'c', 'd'].map((server) => ({
+      name: `${server}__get_weather`,
+      description: 'x',
+    }));
+    const mirrors = new ToolSearch({ embedding: false, tools: [...tools, { name: 'e__get_time' }] });
+    const pinned = async (query: string) =>
+      (await mirrors.search(query, { strategies: ['exact'] })).results.map((r) => r.name);
+    expect(await pinned('get_weather')).toEqual(tools.map((t) => t.name));
+    mirrors.remove(['b__get_weather', 'd__get_weather']);
+    expect(await pinned('getWeather')).toEqual(['a__get_weather', 'c__get_weather']);
+    mirrors.addPhrasings('a__get_weather', ['is it raining']); // re-indexed under the same id
+    expect(await pinned('get_weather')).toEqual(['a__get_weather', 'c__get_weather']);
+    mirrors.remove(['c__get_weather']);
+    expect(await pinned('get weather')).toEqual(['a__get_weather']);
+    expect(await pinned('get_waether')).toEqual(['a__get_weather']); // the typo path reads the same ids
+    mirrors.remove(['a__get_weather']);
+    expect(await pinned('get_weather')).toEqual([]);
+    mirrors.add([{ name: 'b__get_weather', description: 'back' }]);
+    expect(await pinned('get_weather')).toEqual(['b__get_weather']);
   });
 
   it('does not pin a near miss, and ignores typos in short names', async () => {

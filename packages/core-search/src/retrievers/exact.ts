@@ -102,7 +102,15 @@ export function oneEditApart(a: string, b: string): boolean {
  * unpinned hit: close is not the same as equal.
  */
 export function createExactRetriever(): Retriever {
-  const byKey = new Map<string, Set<number>>();
+  /**
+   * Ids by key: one id as a number (most keys name one tool), several as an array. A Set
+   * per key cost ~100 bytes for each of the ~4 keys of every tool.
+   */
+  const byKey = new Map<string, number | number[]>();
+  const idsOf = (key: string): readonly number[] => {
+    const ids = byKey.get(key);
+    return ids === undefined ? [] : typeof ids === 'number' ? [ids] : ids;
+  };
   const keysOf = new Map<number, string[]>();
   /**
    * Keys by length, for typo lookup: built on the first typo lookup, then kept in step
@@ -119,11 +127,13 @@ export function createExactRetriever(): Retriever {
         keysOf.set(doc.id, keys);
         for (const key of keys) {
           const ids = byKey.get(key);
-          if (ids) {
-            ids.add(doc.id);
+          if (ids !== undefined) {
+            if (typeof ids === 'number') {
+              if (ids !== doc.id) byKey.set(key, [ids, doc.id]);
+            } else if (ids[ids.length - 1] !== doc.id) ids.push(doc.id); // a doc's keys are distinct
             continue;
           }
-          byKey.set(key, new Set([doc.id]));
+          byKey.set(key, doc.id);
           if (!byLength) continue;
           const list = byLength.get(key.length);
           if (list) list.push(key);
@@ -132,17 +142,25 @@ export function createExactRetriever(): Retriever {
       }
     },
     remove(ids) {
-      const vanished = new Set<string>();
+      // Removed ids grouped by key, so a key shared by many tools is filtered once.
+      const removedByKey = new Map<string, Set<number>>();
       for (const id of ids) {
         for (const key of keysOf.get(id) ?? []) {
-          const set = byKey.get(key);
-          set?.delete(id);
-          if (set?.size === 0) {
-            byKey.delete(key);
-            vanished.add(key);
-          }
+          const removed = removedByKey.get(key);
+          if (removed) removed.add(id);
+          else removedByKey.set(key, new Set([id]));
         }
         keysOf.delete(id);
+      }
+      const vanished = new Set<string>();
+      for (const [key, removed] of removedByKey) {
+        const held = byKey.get(key);
+        if (held === undefined) continue;
+        const left = (typeof held === 'number' ? [held] : held).filter((id) => !removed.has(id));
+        if (left.length === 0) {
+          byKey.delete(key);
+          vanished.add(key);
+        } else byKey.set(key, left.length === 1 ? left[0]! : left);
       }
       if (!byLength) return;
       for (const length of new Set([...vanished].map((key) => key.length))) {
@@ -154,8 +172,8 @@ export function createExactRetriever(): Retriever {
     retrieve(query: AnalyzedQuery, limit, accept) {
       const key = compactKey(query.normalized);
       const exact = byKey.get(key);
-      if (exact) {
-        return [...exact]
+      if (exact !== undefined) {
+        return [...idsOf(key)]
           .filter((id) => !accept || accept(id))
           .sort((a, b) => a - b)
           .slice(0, limit)
@@ -177,7 +195,7 @@ export function createExactRetriever(): Retriever {
         }
       }
       if (near.length !== 1) return []; // ambiguous: leave it to fuzzy matching
-      const ids = [...byKey.get(near[0]!)!].filter((id) => !accept || accept(id)).sort((a, b) => a - b);
+      const ids = [...idsOf(near[0]!)].filter((id) => !accept || accept(id)).sort((a, b) => a - b);
       return ids.slice(0, limit).map((id) => ({ id, score: 0.5, matched: near }));
     },
   };
