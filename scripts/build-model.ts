@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readDataset } from '../packages/core-search/src/dataset.js';
+import { readDataset } from '@toolsearch/core-search/eval';
 import { applyMap, DEFAULT_ADAPT, learnMap, trainingPairs } from './model/adapt.js';
 import {
   DEFAULT_FINETUNE,

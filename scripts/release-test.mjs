@@ -231,6 +231,8 @@ check(
   `library: a hub model without the optional peer names the package to install (${lib?.hubWarning})`,
 );
 check(lib?.adapter === 'function', 'library: @toolsearch/mcp-adapter exports withToolSearch');
+for (const [entry, type] of Object.entries(lib?.subpaths ?? { 'the subpath entry points': 'not run' }))
+  check(type === 'function', `library: ${entry} resolves from the tarball (${type})`);
 
 // ---------------------------------------------------------------- figures
 const figures = {
@@ -398,7 +400,14 @@ const hub = new ToolSearch({
 });
 await hub.ready();
 const adapter = await import('@toolsearch/mcp-adapter');
+// The subpath entry points resolve from the tarballs (package.json exports, dist/ shipped).
+const subpaths = {
+  '@toolsearch/core-search/eval': typeof (await import('@toolsearch/core-search/eval')).evaluate,
+  '@toolsearch/core-search/internals': typeof (await import('@toolsearch/core-search/internals')).fuse,
+  '@toolsearch/mcp-adapter/internals': typeof (await import('@toolsearch/mcp-adapter/internals')).isLoopback,
+};
 console.log(JSON.stringify({
+  subpaths,
   top: results[0]?.name,
   byEmbedding: results[0]?.matchedBy.some((m) => m.strategy === 'embedding'),
   hubWarning: warnings[0],

@@ -20,9 +20,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 // The engine's own rules, so the validator and the engine cannot disagree on a name.
-import { toolsetOf } from '../packages/core-search/src/analysis/document.js';
-import { bareName } from '../packages/core-search/src/analysis/identifier.js';
-import type { ToolDefinition } from '../packages/core-search/src/types.js';
+import { type ToolDefinition, toolsetOf } from '@toolsearch/core-search';
+import { bareName } from '@toolsearch/core-search/internals';
 
 export const SEGMENTS = ['new', 'experienced', 'power'] as const;
 export type Segment = (typeof SEGMENTS)[number];

@@ -5,6 +5,8 @@
  * queries, tinybench latency for each, deltas against "all strategies", and
  * the worst queries under "all" per segment.
  */
+
+import { ToolSearch, toolsetOf } from '@toolsearch/core-search';
 import {
   aggregateMetrics,
   type Dataset,
@@ -15,9 +17,7 @@ import {
   type QueryOutcome,
   scoreRanking,
   selectQueries,
-  ToolSearch,
-  toolsetOf,
-} from '@toolsearch/core-search';
+} from '@toolsearch/core-search/eval';
 import { type AblationConfig, ablationConfigs } from './configs.js';
 import { impactOf } from './impact.js';
 import { DEFAULT_LATENCY_BUDGET, type LatencyBudget, measureLatency } from './latency.js';

@@ -17,19 +17,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
+import { percentile, readDataset, readTools } from '@toolsearch/core-search/eval';
 import {
   analyzeTool,
   createEmbeddingRetriever,
   DEFAULT_MODEL_NAME,
   ModelEmbedder,
-  percentile,
-  readDataset,
-  readTools,
-  type ToolDefinition,
-  ToolSearch,
   TransformersEmbedder,
-} from '@toolsearch/core-search';
-import { VectorStore } from '../../packages/core-search/src/embedding/vector-store.js';
+  VectorStore,
+} from '@toolsearch/core-search/internals';
 import { runMeta } from './environment.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

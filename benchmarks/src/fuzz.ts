@@ -15,8 +15,8 @@ import { request } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
+import { Gateway, serveHttp } from '@toolsearch/mcp-adapter';
 import { fuzzQueries } from '../../packages/core-search/test/fuzz-inputs.js';
-import { Gateway, serveHttp } from '../../packages/mcp-adapter/src/index.js';
 import { runMeta } from './environment.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -9,7 +9,8 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readDataset, ToolSearch } from '@toolsearch/core-search';
+import { ToolSearch } from '@toolsearch/core-search';
+import { readDataset } from '@toolsearch/core-search/eval';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const out = process.argv[2];

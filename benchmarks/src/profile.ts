@@ -14,7 +14,8 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readTools, ToolSearch } from '@toolsearch/core-search';
+import { ToolSearch } from '@toolsearch/core-search';
+import { readTools } from '@toolsearch/core-search/eval';
 import { mirrorCorpus, sharedTools } from './scale/mirror.js';
 import { SCALE_QUERIES } from './scale/queries.js';
 

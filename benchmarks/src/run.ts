@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readDataset } from '@toolsearch/core-search';
+import { readDataset } from '@toolsearch/core-search/eval';
 import { runAblation } from './ablation.js';
 import { formatCompare, runCompare, writeCompare } from './compare.js';
 import { runMeta } from './environment.js';

@@ -1,4 +1,5 @@
-import type { Dataset, ToolDefinition } from '@toolsearch/core-search';
+import type { ToolDefinition } from '@toolsearch/core-search';
+import type { Dataset } from '@toolsearch/core-search/eval';
 import { describe, expect, it } from 'vitest';
 import { OVERALL, rankWorst, runAblation, segmentsOf } from '../src/ablation.js';
 import { ablationConfigs } from '../src/configs.js';

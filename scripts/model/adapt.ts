@@ -8,8 +8,7 @@
  * Deterministic: fixed shuffling seed, fixed order of sums.
  */
 import { readFileSync } from 'node:fs';
-import { analyzeTool } from '../../packages/core-search/src/analysis/document.js';
-import { embeddingInput } from '../../packages/core-search/src/embedding/text.js';
+import { analyzeTool, embeddingInput } from '@toolsearch/core-search/internals';
 import { seeded } from './random.js';
 
 export interface AdaptOptions {

@@ -13,9 +13,8 @@
  * Deterministic: fixed seed, fixed order of sums.
  */
 import { createHash } from 'node:crypto';
-import { analyzeTool } from '../../packages/core-search/src/analysis/document.js';
-import { readDataset } from '../../packages/core-search/src/dataset.js';
-import { embeddingInput } from '../../packages/core-search/src/embedding/text.js';
+import { readDataset } from '@toolsearch/core-search/eval';
+import { analyzeTool, embeddingInput } from '@toolsearch/core-search/internals';
 import { seeded } from './random.js';
 
 export interface FinetuneOptions {

@@ -1,5 +1,7 @@
 /** Loading the scale corpora, with duplicate names dropped visibly, never silently. */
-import { readTools, type ToolDefinition } from '@toolsearch/core-search';
+
+import type { ToolDefinition } from '@toolsearch/core-search';
+import { readTools } from '@toolsearch/core-search/eval';
 
 export interface Corpus {
   label: string;

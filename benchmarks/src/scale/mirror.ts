@@ -6,7 +6,8 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTools, type ToolDefinition, toolsetOf } from '@toolsearch/core-search';
+import { type ToolDefinition, toolsetOf } from '@toolsearch/core-search';
+import { readTools } from '@toolsearch/core-search/eval';
 
 /** Every distinct real tool of the shared datasets, in file-name order. */
 export function sharedTools(datasetsDir: string): ToolDefinition[] {

@@ -1,51 +1,36 @@
-// The public API of @toolsearch/core-search. Everything a user may import is
-// exported here by name; anything not exported here is internal.
+// The public API of @toolsearch/core-search, in three tiers (as Orama does):
+// - this root: what an application embedding the engine needs (the engine, its options and
+//   result types, errors, the Embedder plug-in interface, the phrasing pack an option takes)
+//   and the few shared rules @toolsearch/mcp-adapter builds on (a name's toolset, how answers
+//   quote a query and count, the cache folder, enrichment). Nothing else;
+// - '@toolsearch/core-search/eval' (src/eval/index.ts): labelled datasets, metrics, evaluate()
+//   and its splits, for benchmarks and model scripts;
+// - '@toolsearch/core-search/internals' (src/internals.ts): the engine's building blocks
+//   (analysis, fusion, retrievers, concrete embedders, defaults), with no compatibility promise.
+// test/exports.test.ts lists every value each tier exports, so a change here is deliberate.
 
 export type { Searchable } from './alternatives.js';
-export { fuseResponses, searchAlternatives } from './alternatives.js';
-export { analyze, analyzeWords } from './analysis/analyze.js';
-export { analyzeTool, toolsetOf } from './analysis/document.js';
-export { bareName, compactKey, serverPrefix, splitIdentifier } from './analysis/identifier.js';
-export { analyzeQuery, boundQuery, detectShape } from './analysis/query.js';
-export { countOf, QUOTED_QUERY_CHARS, quoteQuery, summarize } from './analysis/summarize.js';
-export type { Dataset, LabelledQuery } from './dataset.js';
-export { parseDataset, readDataset, readTools } from './dataset.js';
-export { DEFAULTS } from './defaults.js';
+export { searchAlternatives } from './alternatives.js';
+// For the adapter: the toolset of a tool name is one rule, the engine's.
+export { toolsetOf } from './analysis/document.js';
+// For the adapter: answers quote a query and count things as the CLI's do.
+export { countOf, quoteQuery, summarize } from './analysis/summarize.js';
 export type { Embedder, EmbeddingProgress, EmbedKind, ModelSource } from './embedding/index.js';
-export {
-  createEmbeddingRetriever,
-  DEFAULT_MODEL_NAME,
-  DEFAULT_MODEL_PATH,
-  defaultCacheDir,
-  ModelEmbedder,
-  StaticEmbedder,
-  TransformersEmbedder,
-} from './embedding/index.js';
+// For the adapter: learned uses live beside the engine's vector cache.
+export { defaultCacheDir } from './embedding/index.js';
 export type { EmbeddingOptions, PackOptions, Progress, ToolSearchOptions } from './engine.js';
 export { ToolSearch } from './engine.js';
 export type { EnrichFailure, EnrichOptions, EnrichProgress, EnrichReport } from './enrich.js';
-export {
-  chatCompletionsUrl,
-  ENRICH_DEFAULTS,
-  enrichKey,
-  enrichMessages,
-  enrichTools,
-  parseAnswer,
-} from './enrich.js';
+export { enrichTools } from './enrich.js';
 export type { ToolSearchErrorCode, ToolSearchIssue } from './errors.js';
 export { isToolSearchError, ToolSearchError } from './errors.js';
-export type { EvaluableEngine, EvaluateOptions, EvaluationResult, QueryOutcome } from './eval/evaluate.js';
-export { evaluate, evaluateLeaveOneServerOut, percentile, selectQueries } from './eval/evaluate.js';
-export type { AggregatedMetrics, MetricSummary, QueryMetrics, ToolsetJudgement } from './eval/metrics.js';
-export { aggregateMetrics, averageMetrics, RECALL_CUTOFFS, scoreRanking } from './eval/metrics.js';
-export type { FusedHit, StrategyRanking } from './fusion.js';
-export { fuse } from './fusion.js';
 export type { LearnedUse, ToolUse } from './learning.js';
 export type { Limits } from './options.js';
+// The `pack.source` option: a phrasing pack over your own registry and pack files.
 export type { PackFile, PackMatch, PackRegistryTool } from './pack.js';
-export { PhrasingPack, parsePackFile, readPackFile, shippedPackDir } from './pack.js';
+export { PhrasingPack, parsePackFile, readPackFile } from './pack.js';
+// The types of the `retrievers` option (DEFAULT_RETRIEVERS itself is in /internals).
 export type { RetrieverContext, RetrieverFactory } from './retrieval/registry.js';
-export { DEFAULT_RETRIEVERS } from './retrieval/registry.js';
 export type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from './retriever.js';
 export type {
   Degraded,
@@ -62,4 +47,5 @@ export type {
   ToolsetInfo,
   ToolsetSuggestion,
 } from './types.js';
+// The values of the `disable`, `strategies` and `weights` options.
 export { STRATEGY_NAMES } from './types.js';

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULTS,
-  fuseResponses,
-  type SearchResponse,
-  searchAlternatives,
-  ToolSearchError,
-} from '../src/index.js';
+import { type SearchResponse, searchAlternatives, ToolSearchError } from '../src/index.js';
+import { DEFAULTS, fuseResponses } from '../src/internals.js';
 import { engine, top } from './helpers.js';
 
 function response(query: string, names: string[]): SearchResponse {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from '../src/analysis/tokenize.js';
+import { countOf, quoteQuery, summarize, toolsetOf } from '../src/index.js';
 import {
   analyze,
   analyzeQuery,
@@ -7,14 +8,10 @@ import {
   analyzeWords,
   bareName,
   compactKey,
-  countOf,
   detectShape,
-  quoteQuery,
   serverPrefix,
   splitIdentifier,
-  summarize,
-  toolsetOf,
-} from '../src/index.js';
+} from '../src/internals.js';
 
 describe('splitIdentifier', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Corpus, FIELD_RADIX, fieldCount, uniqueTerms, weightedTf } from '../src/corpus.js';
 import { DEFAULTS, FIELD_NAMES } from '../src/defaults.js';
-import { analyzeTool } from '../src/index.js';
+import { analyzeTool } from '../src/internals.js';
 import { Vocabulary } from '../src/retrieval/vocabulary.js';
 import { IncrementalNorms } from '../src/retrievers/tfidf.js';
 import { Scores, topHits } from '../src/top-k.js';

@@ -17,7 +17,9 @@ import {
 import { readOnnxGraph } from '../src/embedding/onnx-reader.js';
 import { embedIds, staticModelFromGraph } from '../src/embedding/static-embedder.js';
 import { transformersImportError } from '../src/embedding/transformers-embedder.js';
-import { analyzeTool, readDataset, type ToolSearchError } from '../src/index.js';
+import { readDataset } from '../src/eval/index.js';
+import type { ToolSearchError } from '../src/index.js';
+import { analyzeTool } from '../src/internals.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const MODEL_FILE = join(DEFAULT_MODEL_PATH, 'onnx', 'model_quantized.onnx');

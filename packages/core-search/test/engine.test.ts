@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_RETRIEVERS,
   type IndexedDoc,
   type Retriever,
   type RetrieverFactory,
@@ -8,6 +7,7 @@ import {
   ToolSearch,
   ToolSearchError,
 } from '../src/index.js';
+import { DEFAULT_RETRIEVERS } from '../src/internals.js';
 import { caught, engine, TOOLS, top } from './helpers.js';
 
 async function caughtAsync(promise: Promise<unknown>): Promise<ToolSearchError> {

@@ -2,7 +2,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatCompletionsUrl, enrichTools, parseAnswer, ToolSearchError } from '../src/index.js';
+import { enrichTools, ToolSearchError } from '../src/index.js';
+import { chatCompletionsUrl, parseAnswer } from '../src/internals.js';
 import { type FakeChat, startFakeChat } from './fake-chat.js';
 
 let chat: FakeChat;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bareName, compactKey, serverPrefix, type ToolDefinition, ToolSearch } from '../src/index.js';
+import { type ToolDefinition, ToolSearch } from '../src/index.js';
+import { bareName, compactKey, serverPrefix } from '../src/internals.js';
 
 /** The committed default registry: the real tools/list of 27 MCP servers (480 tools). */
 const registry = JSON.parse(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuse } from '../src/index.js';
+import { fuse } from '../src/internals.js';
 
 describe('fuse (weighted reciprocal-rank fusion)', () => {
   it('sums w / (k + rank) over strategies', () => {

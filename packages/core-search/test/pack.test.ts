@@ -7,11 +7,11 @@ import {
   PhrasingPack,
   parsePackFile,
   readPackFile,
-  shippedPackDir,
   type ToolDefinition,
   ToolSearch,
   ToolSearchError,
 } from '../src/index.js';
+import { shippedPackDir } from '../src/internals.js';
 
 const registry = (
   JSON.parse(readFileSync(new URL('../../../fixtures/registry/tools.json', import.meta.url), 'utf8')) as {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Corpus } from '../src/corpus.js';
 import { DEFAULTS } from '../src/defaults.js';
-import { analyzeTool, type ToolDefinition, ToolSearch } from '../src/index.js';
+import { type ToolDefinition, ToolSearch } from '../src/index.js';
+import { analyzeTool } from '../src/internals.js';
 import { caught, engine, TOOLS, top } from './helpers.js';
 
 // Words no tool of TOOLS uses: only a phrasing can connect them to a tool.

@@ -1,0 +1,42 @@
+import { describeEntryPoints } from '../../core-search/test/entry-points.js';
+
+// The public surface in tiers (see src/index.ts). Editing these lists is how the API changes.
+describeEntryPoints(new URL('../', import.meta.url), {
+  '.': [
+    'ADAPTER_DEFAULTS',
+    'AdapterError',
+    'Catalog',
+    'DEFAULT_SESSION_IDLE_TIMEOUT_MS',
+    'ERROR_META_KEY',
+    'Gateway',
+    'HANDLE_META_KEY',
+    'HandleCodec',
+    'INSTRUCTIONS',
+    'META_TOOLS',
+    'STATELESS_META_TOOLS',
+    'SessionState',
+    'runMetaTool',
+    'serveHttp',
+    'tokenReport',
+    'withToolSearch',
+  ],
+  './internals': [
+    'CALL_TOOL',
+    'DEFAULT_CALL_TIMEOUT_MS',
+    'DEFAULT_HANDLE_TTL_SECONDS',
+    'DEFAULT_LIST_CHANGED_WINDOW_MS',
+    'DEFAULT_MAX_BOUND_TOOLS',
+    'HANDLE_KEY_ENV',
+    'LOAD_TOOLSET',
+    'MIN_HANDLE_KEY_BYTES',
+    'SEARCH_TOOLS',
+    'TOOL_LIST_CACHE_HINT',
+    'UNLOAD_TOOLSET',
+    'VERSION',
+    'alwaysLoadedFromEnv',
+    'formatTokenReport',
+    'isLoopback',
+    'isMetaTool',
+    'metaToolsFor',
+  ],
+});
