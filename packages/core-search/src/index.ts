@@ -21,7 +21,8 @@ export { defaultCacheDir } from './embedding/index.js';
 export type { EmbeddingOptions, PackOptions, Progress, ToolSearchOptions } from './engine.js';
 export { ToolSearch } from './engine.js';
 export type { EnrichFailure, EnrichOptions, EnrichProgress, EnrichReport } from './enrich.js';
-export { enrichTools } from './enrich.js';
+// For the adapter: mcp.json's enrich.endpoint is checked with the library's rule.
+export { chatCompletionsUrl, enrichTools } from './enrich.js';
 export type { ToolSearchErrorCode, ToolSearchIssue } from './errors.js';
 export { isToolSearchError, ToolSearchError } from './errors.js';
 export type { LearnedUse, ToolUse } from './learning.js';

@@ -20,7 +20,7 @@ export {
   TransformersEmbedder,
 } from './embedding/index.js';
 export { VectorStore } from './embedding/vector-store.js';
-export { chatCompletionsUrl, ENRICH_DEFAULTS, enrichKey, enrichMessages, parseAnswer } from './enrich.js';
+export { ENRICH_DEFAULTS, enrichKey, enrichMessages, parseAnswer } from './enrich.js';
 export type { FusedHit, StrategyRanking } from './fusion.js';
 export { fuse } from './fusion.js';
 export { shippedPackDir } from './pack.js';

@@ -2,8 +2,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enrichTools, ToolSearchError } from '../src/index.js';
-import { chatCompletionsUrl, parseAnswer } from '../src/internals.js';
+import { chatCompletionsUrl, enrichTools, ToolSearchError } from '../src/index.js';
+import { parseAnswer } from '../src/internals.js';
 import { type FakeChat, startFakeChat } from './fake-chat.js';
 
 let chat: FakeChat;
