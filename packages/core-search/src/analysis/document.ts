@@ -3,6 +3,7 @@ import type { IndexedDoc } from '../retriever.js';
 import type { JsonSchemaObject, ToolDefinition } from '../types.js';
 import { AnalysisMemo } from './analyze.js';
 import { bareName, serverPrefix, splitIdentifier } from './identifier.js';
+import { normalizeText } from './normalize.js';
 import { fromSource, mergePhrasings, type Phrasing } from './phrasings.js';
 
 /** A tool's toolset: `toolset` ?? `category` ?? the `server` of `server__tool` ?? "default". */
@@ -78,10 +79,7 @@ export function analyzeTool(
   const phrasingText = phrasings.map((phrasing) => phrasing.text).join('\n');
   const toolsetText = prefix && prefix !== toolset ? `${toolset} ${prefix}` : toolset;
   const nameWords = splitIdentifier(bare);
-  // Phrasings join the embedding text bounded: word vectors are averaged, and a tool's
-  // many requests should colour its vector, not replace what its description says.
-  const embeddingPhrasings = phrasingText.slice(0, DEFAULTS.phrasings.maxEmbeddingChars).replace(/\n/g, '. ');
-  return {
+  const doc = {
     id,
     name: tool.name,
     toolset,
@@ -98,8 +96,33 @@ export function analyzeTool(
       learned: extra.learned ? [...extra.learned] : [],
     },
     nameWords,
-    embeddingText:
-      `${nameWords.join(' ')}: ${description.slice(0, 1000)} (${splitIdentifier(toolset).join(' ')})` +
-      (embeddingPhrasings === '' ? '' : ` ${embeddingPhrasings}`),
   };
+  return withEmbeddingText(doc);
+}
+
+/**
+ * The doc with `embeddingText` made when read (by the embedding strategy, once, and by
+ * toJSON) rather than held: a lexical index never reads it, and it was ~360 bytes a tool.
+ * Its own function, so the getter keeps only the doc alive (not analyzeTool's memo), and
+ * it normalises the description again rather than hold a normalised copy of it.
+ */
+function withEmbeddingText(doc: Omit<IndexedDoc, 'embeddingText'>): IndexedDoc {
+  const { nameWords, toolset, phrasings, tool } = doc;
+  return Object.defineProperty(doc, 'embeddingText', {
+    enumerable: true,
+    get(): string {
+      // Phrasings join the embedding text bounded: word vectors are averaged, and a tool's
+      // many requests should colour its vector, not replace what its description says.
+      const embeddingPhrasings = phrasings
+        .map((phrasing) => phrasing.text)
+        .join('\n')
+        .slice(0, DEFAULTS.phrasings.maxEmbeddingChars)
+        .replace(/\n/g, '. ');
+      const description = normalizeText(tool.description ?? '', DEFAULTS.analysis.maxTextChars);
+      return (
+        `${nameWords.join(' ')}: ${description.slice(0, 1000)} (${splitIdentifier(toolset).join(' ')})` +
+        (embeddingPhrasings === '' ? '' : ` ${embeddingPhrasings}`)
+      );
+    },
+  }) as IndexedDoc;
 }
