@@ -106,6 +106,18 @@ describe('query shape', () => {
     expect(query.normalized.length).toBeLessThanOrEqual(1000);
     expect(query.terms.length).toBe(query.words.length);
   });
+
+  it.each([
+    'Ｔａｋｅ　a ﬁle screenshot',
+    '  getUserProfile\tfor\n\nuser_id 42 ',
+    "don't list the repo's open_issues",
+    `${'é'.repeat(999)}x tail`,
+  ])('derives words, terms and shape from one normalisation, as a document text is analysed: %s', (text) => {
+    const query = analyzeQuery(text);
+    expect(query.words).toEqual(analyzeWords(text, 1000));
+    expect(query.terms).toEqual(analyze(text, 1000));
+    expect(query.shape).toBe(detectShape(query.raw.normalize('NFKC').replace(/\s+/gu, ' ').trim()));
+  });
 });
 
 describe('quoteQuery and countOf', () => {

@@ -8,7 +8,12 @@ const SEPARATOR = /[^\p{L}\p{N}_.\-'’@/:]+/u;
 
 /** Surface words of a text: normalised, identifiers split, stop words removed, not stemmed. */
 export function analyzeWords(text: string, maxChars?: number): string[] {
-  return tokenize(normalizeText(text, maxChars)).filter((word) => !STOP_WORDS.has(word));
+  return normalizedWords(normalizeText(text, maxChars));
+}
+
+/** analyzeWords of a text normalizeText has already normalised (a query is normalised once). */
+export function normalizedWords(normalized: string): string[] {
+  return tokenize(normalized).filter((word) => !STOP_WORDS.has(word));
 }
 
 /** Raw token -> analysed terms; one lookup per token is what makes indexing 10k tools fast. */

@@ -1,16 +1,17 @@
 import { DEFAULTS } from '../defaults.js';
 import type { AnalyzedQuery } from '../retriever.js';
 import type { QueryShape } from '../types.js';
-import { analyzeWords } from './analyze.js';
+import { normalizedWords } from './analyze.js';
 import { looksLikeIdentifier } from './identifier.js';
 import { normalizeText } from './normalize.js';
 import { stem } from './stem.js';
 import { STOP_WORDS } from './stopwords.js';
 
 /**
- * Query shape: an `identifier` ("takeScreenshot", "server-github create_issue") is
- * code-like; `keywords` ("github issue", "weather") are a few words with no sentence
- * around them; `natural` is a request in prose. The shape picks strategy weights.
+ * Query shape, read from the already normalised query (normalizeText, case kept): an
+ * `identifier` ("takeScreenshot", "server-github create_issue") is code-like; `keywords`
+ * ("github issue", "weather") are a few words with no sentence around them; `natural` is a
+ * request in prose. The shape picks strategy weights.
  */
 export function detectShape(normalized: string): QueryShape {
   const tokens = normalized.split(' ').filter((token) => token !== '');
@@ -38,12 +39,16 @@ export function boundQuery(raw: string, maxChars: number = DEFAULTS.analysis.max
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars);
 }
 
+/**
+ * A query as every strategy sees it. The query is normalised once, here: the shape, the
+ * words and the terms are all derived from that one normalised text.
+ */
 export function analyzeQuery(
   query: string,
   maxChars: number = DEFAULTS.analysis.maxQueryChars,
 ): AnalyzedQuery {
   const raw = boundQuery(query, maxChars);
   const text = normalizeText(raw, maxChars);
-  const words = analyzeWords(raw, maxChars);
+  const words = normalizedWords(text);
   return { raw, normalized: text.toLowerCase(), shape: detectShape(text), words, terms: words.map(stem) };
 }
