@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type SearchResponse, searchAlternatives, ToolSearchError } from '../src/index.js';
+import { type SearchResponse, searchAlternatives, ToolSearchError, toolsetOf } from '../src/index.js';
 import { DEFAULTS, fuseResponses } from '../src/internals.js';
 import { engine, top } from './helpers.js';
 
@@ -8,7 +8,7 @@ function response(query: string, names: string[]): SearchResponse {
     query,
     results: names.map((name, i) => ({
       name,
-      toolset: name.split('__')[0]!,
+      toolset: toolsetOf({ name }),
       score: 1 / (i + 1),
       summary: name,
       matchedBy: [],

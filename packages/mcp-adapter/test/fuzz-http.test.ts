@@ -4,13 +4,13 @@
 // process must keep serving, and another session's searches must complete meanwhile.
 // Test timeouts are hang guards only; `pnpm bench --only fuzz` measures the delays.
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_META_KEY, Gateway, type HttpHandle, serveHttp } from '../src/index.js';
 import { fixtureServer } from './fixtures/servers.js';
+import { INITIALIZE, rawRequest } from './http-helpers.js';
 
 let gateway: Gateway;
 let http: HttpHandle;
@@ -50,24 +50,10 @@ async function session(): Promise<Client> {
 
 /** Sends raw bytes; resolves with the status, or 'closed' when the server dropped the connection. */
 function send(method: string, body: Buffer | string | undefined, headers: Record<string, string> = {}) {
-  return new Promise<number | 'closed'>((resolve) => {
-    const req = request(http.url, {
-      agent: false, // one connection per request: an aborted upload must not taint the next
-      method,
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve('closed'));
-    });
-    req.on('error', () => resolve('closed'));
-    req.end(body);
-  });
+  return rawRequest(http.url, method, headers, body).then(
+    (res) => res.status,
+    () => 'closed' as const,
+  );
 }
 
 /** `length` deterministic pseudo-random bytes (seeded by `seed`). */
@@ -76,13 +62,6 @@ function bytes(seed: string, length: number): Buffer {
   for (let i = 0; i * 32 < length; i++) blocks.push(createHash('sha256').update(`${seed}/${i}`).digest());
   return Buffer.concat(blocks).subarray(0, length);
 }
-
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
 
 const errorCode = (result: CallToolResult) =>
   (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code;
@@ -101,8 +80,8 @@ describe('fuzz: adversarial requests against the HTTP gateway', () => {
       '{"jsonrpc":"2.0"}',
       '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
       `${'['.repeat(200_000)}${']'.repeat(200_000)}`,
-      JSON.stringify({ ...initialize, params: { protocolVersion: 'x'.repeat(100_000) } }),
-      JSON.stringify([initialize, initialize]),
+      JSON.stringify({ ...INITIALIZE, params: { protocolVersion: 'x'.repeat(100_000) } }),
+      JSON.stringify([INITIALIZE, INITIALIZE]),
       Buffer.alloc(5 * 1024 * 1024, 0x61), // over the 4 MB body cap
       `{"jsonrpc":"2.0","id":1,"method":"initialize","params":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`,
     ];

@@ -4,7 +4,6 @@
  * the optional session cap answers 503, and closing the server leaves no
  * session and no idle timer behind.
  */
-import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -12,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTER_DEFAULTS } from '../src/defaults.js';
 import { type HttpHandle, type HttpOptions, serveHttp } from '../src/index.js';
 import { expectAdapterError, waitFor } from './fixtures/servers.js';
+import { INITIALIZE, rawRequest } from './http-helpers.js';
 
 const handles: HttpHandle[] = [];
 const clients: Client[] = [];
@@ -88,40 +88,11 @@ async function connect(url: string): Promise<{ client: Client; sessionId: string
   return { client, sessionId: transport.sessionId };
 }
 
-/** A raw request; resolves with the status and the body text. */
-function raw(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body?: unknown,
-): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, {
-      method,
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-    });
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
+/** A raw request with a JSON body; resolves with the status, headers and body text. */
+function raw(url: string, method: string, headers: Record<string, string>, body?: unknown) {
+  return rawRequest(url, method, headers, body === undefined ? undefined : JSON.stringify(body));
 }
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
 const listTools = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
 const sessionHeaders = (id: string) => ({ 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' });
 
@@ -129,7 +100,7 @@ describe('HTTP session idle timeout', () => {
   it('closes a session idle past the timeout; its id then gets 404 and a new initialize works', async () => {
     const { http, closed, logs } = await serve({ sessionIdleTimeoutMs: 250 });
     // A single raw initialize: an SDK client's follow-up requests could race the short timer.
-    const init = await raw(http.url, 'POST', {}, initialize);
+    const init = await raw(http.url, 'POST', {}, INITIALIZE);
     expect(init.status).toBe(200);
     const sessionId = init.headers['mcp-session-id'] as string;
     expect(sessionId).toBeTruthy();
@@ -210,7 +181,7 @@ describe('HTTP session idle timeout', () => {
 
   it('honours DELETE: the session is closed and its id gets 404', async () => {
     const { http, closed } = await serve();
-    const init = await raw(http.url, 'POST', {}, initialize);
+    const init = await raw(http.url, 'POST', {}, INITIALIZE);
     expect(init.status).toBe(200);
     const list = await connect(http.url);
     expect(http.sessionCount()).toBe(2);
@@ -224,13 +195,13 @@ describe('HTTP session idle timeout', () => {
   it('closes the server of an initialize the transport turns down, leaving no session behind', async () => {
     const { http, closed } = await serve();
     // The Streamable HTTP transport requires Accept: application/json, text/event-stream.
-    const refused = await raw(http.url, 'POST', { Accept: 'application/json' }, initialize);
+    const refused = await raw(http.url, 'POST', { Accept: 'application/json' }, INITIALIZE);
     expect(refused.status).toBe(406);
     await waitFor(() => closed() === 1);
     expect(http.sessionCount()).toBe(0);
     expect(http.idleTimerCount()).toBe(0);
     // A proper initialize afterwards is unaffected.
-    expect((await raw(http.url, 'POST', {}, initialize)).status).toBe(200);
+    expect((await raw(http.url, 'POST', {}, INITIALIZE)).status).toBe(200);
     expect(http.sessionCount()).toBe(1);
     expect(closed()).toBe(1);
   });
@@ -239,7 +210,7 @@ describe('HTTP session idle timeout', () => {
     const { http, entered, release } = await gatedServe({ maxSessions: 2 });
     const statuses: number[] = [];
     const burst = Array.from({ length: 5 }, () =>
-      raw(http.url, 'POST', {}, initialize).then((r) => statuses.push(r.status)),
+      raw(http.url, 'POST', {}, INITIALIZE).then((r) => statuses.push(r.status)),
     );
     await waitFor(() => statuses.length === 3, 5000, 'three refusals');
     expect(statuses).toEqual([503, 503, 503]);
@@ -255,7 +226,7 @@ describe('HTTP session idle timeout', () => {
     const max = ADAPTER_DEFAULTS.maxSessions;
     const statuses: number[] = [];
     const burst = Array.from({ length: max + 2 }, () =>
-      raw(http.url, 'POST', {}, initialize).then((r) => statuses.push(r.status)),
+      raw(http.url, 'POST', {}, INITIALIZE).then((r) => statuses.push(r.status)),
     );
     await waitFor(() => statuses.length === 2, 10_000, 'two refusals');
     expect(statuses).toEqual([503, 503]);
@@ -268,7 +239,7 @@ describe('HTTP session idle timeout', () => {
   it('answers an initialize over maxSessions with a 503 JSON-RPC error', async () => {
     const { http } = await serve({ maxSessions: 1 });
     const first = await connect(http.url);
-    const refused = await raw(http.url, 'POST', {}, initialize);
+    const refused = await raw(http.url, 'POST', {}, INITIALIZE);
     expect(refused.status).toBe(503);
     expect(JSON.parse(refused.body)).toMatchObject({
       jsonrpc: '2.0',
@@ -278,7 +249,7 @@ describe('HTTP session idle timeout', () => {
     expect((await first.client.listTools()).tools).toHaveLength(1);
     await (first.client.transport as StreamableHTTPClientTransport).terminateSession();
     await waitFor(() => http.sessionCount() === 0, 5000, 'the session to end');
-    expect((await raw(http.url, 'POST', {}, initialize)).status).toBe(200);
+    expect((await raw(http.url, 'POST', {}, INITIALIZE)).status).toBe(200);
   });
 
   it.each([

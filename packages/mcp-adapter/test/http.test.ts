@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,6 +9,7 @@ import { z } from 'zod';
 import { Gateway, type HttpHandle, META_TOOLS, serveHttp, withToolSearch } from '../src/index.js';
 import { fixtureServer, memoryServer } from './fixtures/servers.js';
 import { type TestClient, wrapClient } from './gateway-helpers.js';
+import { INITIALIZE, rawRequest } from './http-helpers.js';
 
 const META = META_TOOLS.map((t) => t.name);
 let dir: string;
@@ -60,32 +60,10 @@ async function httpClient(url: string, token?: string): Promise<TestClient> {
   return wrapped;
 }
 
-/** A raw POST with full control over Host/Origin/Authorization (fetch forbids setting Host). */
-function rawPost(url: string, headers: Record<string, string>, body: unknown): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+/** A raw POST with full control over Host/Origin/Authorization; resolves with the status. */
+async function rawPost(url: string, headers: Record<string, string>, body: unknown): Promise<number> {
+  return (await rawRequest(url, 'POST', headers, JSON.stringify(body))).status;
 }
-
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
 
 describe('Streamable HTTP transport', () => {
   it('(3) gives each Mcp-Session-Id its own loaded tools and notifications', async () => {
@@ -113,16 +91,16 @@ describe('Streamable HTTP transport', () => {
   it('rejects foreign Host and Origin headers (DNS-rebinding protection)', async () => {
     const http = await serve();
     const host = `127.0.0.1:${http.port}`;
-    expect(await rawPost(http.url, { Host: `evil.example:${http.port}` }, initialize)).toBe(403);
-    expect(await rawPost(http.url, { Host: host, Origin: 'http://evil.example' }, initialize)).toBe(403);
+    expect(await rawPost(http.url, { Host: `evil.example:${http.port}` }, INITIALIZE)).toBe(403);
+    expect(await rawPost(http.url, { Host: host, Origin: 'http://evil.example' }, INITIALIZE)).toBe(403);
     expect(
       await rawPost(
         http.url,
         { Host: `localhost:${http.port}`, Origin: `http://localhost:${http.port}` },
-        initialize,
+        INITIALIZE,
       ),
     ).toBe(200);
-    expect(await rawPost(http.url, { Host: host, 'Mcp-Session-Id': 'no-such-session' }, initialize)).toBe(
+    expect(await rawPost(http.url, { Host: host, 'Mcp-Session-Id': 'no-such-session' }, INITIALIZE)).toBe(
       404,
     );
     expect(await rawPost(http.url, { Host: host }, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).toBe(
@@ -133,8 +111,8 @@ describe('Streamable HTTP transport', () => {
   it('requires the bearer token when one is set', async () => {
     const http = await serve({ token: 'let-me-in-0123' });
     const host = `127.0.0.1:${http.port}`;
-    expect(await rawPost(http.url, { Host: host }, initialize)).toBe(401);
-    expect(await rawPost(http.url, { Host: host, Authorization: 'Bearer wrong-token-00' }, initialize)).toBe(
+    expect(await rawPost(http.url, { Host: host }, INITIALIZE)).toBe(401);
+    expect(await rawPost(http.url, { Host: host, Authorization: 'Bearer wrong-token-00' }, INITIALIZE)).toBe(
       401,
     );
     const c = await httpClient(http.url, 'let-me-in-0123');
