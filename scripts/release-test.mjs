@@ -343,13 +343,13 @@ function runMeta() {
   };
 }
 
-// A stdio MCP server with one tool, written with the SDK the adapter brought along.
+// A stdio MCP server with one tool, written with the SDK (v2) the adapter brought along.
 function UPSTREAM_SERVER() {
-  return `import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+  return `import { Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+const createServer = () => {
 const server = new Server({ name: 'demo', version: '1.0.0' }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, async () => ({
+server.setRequestHandler('tools/list', async () => ({
   tools: [
     {
       name: 'shout',
@@ -358,17 +358,19 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
     },
   ],
 }));
-server.setRequestHandler(CallToolRequestSchema, async (request) => ({
+server.setRequestHandler('tools/call', async (request) => ({
   content: [{ type: 'text', text: String(request.params.arguments?.text ?? '').toUpperCase() }],
 }));
-await server.connect(new StdioServerTransport());
+return server;
+};
+serveStdio(createServer);
 `;
 }
 
 // The client an MCP host would be: spawns the gateway's bin, initialize, tools/list, two calls.
 function STDIO_CLIENT(gatewayBin, config) {
-  return `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+  return `import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 const started = performance.now();
 const client = new Client({ name: 'release-test', version: '1.0.0' });
 await client.connect(new StdioClientTransport({ command: ${JSON.stringify(gatewayBin)}, args: ['--config', ${JSON.stringify(config)}], env: process.env, stderr: 'inherit' }));

@@ -5,7 +5,7 @@
  * an upstream re-lists its tools.
  */
 
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import {
   type SearchResponse,
   searchAlternatives,

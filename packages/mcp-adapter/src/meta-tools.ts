@@ -3,7 +3,7 @@
  * mode. Schemas are kept small on purpose: all four together cost < 600
  * tokens, which is the whole point of the adapter.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.js';
 import { toolDetails } from './details.js';
 import { AdapterError } from './errors.js';

@@ -3,7 +3,7 @@
  * reads them as well and they cost fewer tokens (a 5-hit search < 400).
  */
 
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { countOf, quoteQuery, type SearchResponse } from '@toolsearch/core-search';
 import type { Catalog } from './catalog.js';
 import { renderDetail, type ToolDetail } from './details.js';

@@ -3,7 +3,7 @@
  * gets when connected to every upstream directly, the gateway's initial list,
  * and the list after loading one toolset.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { countOf, quoteQuery } from '@toolsearch/core-search';
 import type { Gateway } from './gateway/gateway.js';
 import { META_TOOLS } from './meta-tools.js';

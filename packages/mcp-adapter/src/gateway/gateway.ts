@@ -8,8 +8,7 @@
  * and carries its conversation's state in signed handles, so any gateway
  * process sharing the handle key can serve it.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { type ListToolsResult, Server } from '@modelcontextprotocol/server';
+import { type CallToolResult, type ListToolsResult, Server, type Tool } from '@modelcontextprotocol/server';
 import { enrichTools, type ToolDefinition } from '@toolsearch/core-search';
 import { Catalog, type EngineOptions } from '../catalog.js';
 import { IMPLEMENTATION, stderrLog } from '../defaults.js';
@@ -272,7 +271,6 @@ export class Gateway {
       const bound = (stateless ? [...state.alwaysLoaded] : state.bound())
         .map((name) => this.catalog.get(name)?.definition)
         .filter((t): t is Tool => t !== undefined);
-      // Upstream definitions are SDK v1 `Tool`s: the same JSON on the wire, typed more loosely.
       return { tools: [...(stateless ? STATELESS_META_TOOLS : META_TOOLS), ...bound] } as ListToolsResult;
     });
     server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {

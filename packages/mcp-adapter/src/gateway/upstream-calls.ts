@@ -3,14 +3,11 @@
  * went wrong in the gateway's error codes: cancelled, timed out (and, if the
  * server is hung, marked down), refused by the upstream, or connection lost.
  */
-import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { AdapterError } from '../errors.js';
 import type { Upstream } from './upstream.js';
+import { classifyFailure } from './upstream-client.js';
 import { downError, probe } from './upstream-health.js';
-
-/** Loose schema: results are passed on exactly as received, unknown fields included. */
-const AnyResultSchema = z.looseObject({});
 
 /** Calls `qualifiedName` on a ready upstream and returns the result unchanged (including `isError`). */
 export async function callTool(
@@ -22,19 +19,15 @@ export async function callTool(
 ): Promise<CallToolResult> {
   const tool = upstream.tools.find((t) => t.qualifiedName === qualifiedName);
   if (!tool) throw unknownTool(qualifiedName, upstream);
-  const client = upstream.client!;
+  const connection = upstream.connection!;
   const generation = upstream.generation;
   try {
-    const result = await client.request(
-      { method: 'tools/call', params: { name: tool.name, arguments: args } },
-      AnyResultSchema,
-      { timeout: timeoutMs, ...(signal ? { signal } : {}) },
-    );
+    const result = await connection.callTool(tool.name, args, { timeoutMs, ...(signal ? { signal } : {}) });
     upstream.callSucceeded();
     return result as CallToolResult;
   } catch (err) {
-    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout && !signal?.aborted) {
-      await probe(upstream, client, generation);
+    if (classifyFailure(err).kind === 'timeout' && !signal?.aborted) {
+      await probe(upstream, connection, generation);
     }
     throw callError(err, upstream, generation, qualifiedName, timeoutMs, signal);
   }
@@ -63,7 +56,8 @@ function callError(
       cancelled: true,
     });
   }
-  if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+  const failure = classifyFailure(err);
+  if (failure.kind === 'timeout') {
     const hung =
       u.state !== 'ready' ? `; upstream "${name}" is not responding and will be restarted on next use` : '';
     return new AdapterError('UPSTREAM_TIMEOUT', `"${tool}" did not answer within ${timeoutMs} ms${hung}`, {
@@ -71,13 +65,13 @@ function callError(
       timeoutMs,
     });
   }
-  if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
+  if (failure.kind === 'refused') {
     return new AdapterError(
       'UPSTREAM_ERROR',
-      u.redact(`upstream "${name}" refused "${tool}": ${err.message}`),
+      u.redact(`upstream "${name}" refused "${tool}": ${failure.message}`),
       {
         ...details,
-        rpcCode: err.code,
+        rpcCode: failure.rpcCode,
       },
     );
   }

@@ -3,9 +3,9 @@
  * exponential backoff between failed attempts and a limit after which restarts
  * stop; a hung one (a call timed out and a ping got no answer) is marked down.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AdapterError } from '../errors.js';
 import type { Upstream, UpstreamState } from './upstream.js';
+import type { UpstreamConnection } from './upstream-client.js';
 
 export interface RestartPolicy {
   /** Consecutive failures (crash or failed start) after which restarts stop. */
@@ -70,9 +70,9 @@ export function downError(u: Upstream, tool: string, message: string): AdapterEr
  * apart: a server that does not answer it is marked down (and stopped), so the
  * overview shows it and its next use restarts it.
  */
-export async function probe(u: Upstream, client: Client, generation: number): Promise<void> {
+export async function probe(u: Upstream, connection: UpstreamConnection, generation: number): Promise<void> {
   try {
-    await client.ping({ timeout: PROBE_TIMEOUT_MS });
+    await connection.ping(PROBE_TIMEOUT_MS);
   } catch {
     if (u.isReady(generation)) {
       u.markDown(

@@ -2,9 +2,8 @@
  * An upstream's tools: its tools/list read across every page, each tool kept
  * exactly as the upstream returned it and named `server__tool` for the index.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import type { Tool } from '@modelcontextprotocol/server';
+import type { UpstreamConnection } from './upstream-client.js';
 
 export interface UpstreamTool {
   upstream: string;
@@ -18,30 +17,20 @@ export interface UpstreamTool {
 
 const MAX_LIST_PAGES = 1000;
 
-/** Loose schema: tools are passed on exactly as received, unknown fields included. */
-const ToolsPageSchema = z.looseObject({
-  tools: z.array(z.looseObject({ name: z.string() })),
-  nextCursor: z.string().optional(),
-});
-
 /** Reads tools/list across all pages. */
 export async function listAllTools(
   upstream: string,
-  client: Client,
+  connection: UpstreamConnection,
   timeoutMs: number,
   log: (line: string) => void,
 ): Promise<UpstreamTool[]> {
-  if (!client.getServerCapabilities()?.tools) return [];
+  if (!connection.hasTools) return [];
   const tools: UpstreamTool[] = [];
   const seenNames = new Set<string>();
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await client.request(
-      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-      ToolsPageSchema,
-      { timeout: timeoutMs },
-    );
+    const result = await connection.listToolsPage(cursor, timeoutMs);
     for (const tool of result.tools) {
       if (seenNames.has(tool.name)) continue;
       seenNames.add(tool.name);

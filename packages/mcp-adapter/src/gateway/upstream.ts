@@ -1,19 +1,15 @@
 /**
- * One upstream MCP server: its SDK `Client` and transport, its tools, and its
- * state as status() reports it. Connecting spawns or dials it, lists its
+ * One upstream MCP server: its connection (upstream-client.ts), its tools, and
+ * its state as status() reports it. Connecting spawns or dials it, lists its
  * tools and re-lists them on list_changed; a crash or failed start marks it
  * down and releases the connection, for the restart logic to pick up.
  *
  * Each connection gets a new generation: events of an earlier connection (a
  * late close, stderr, list_changed) are ignored.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { IMPLEMENTATION } from '../defaults.js';
 import type { UpstreamConfig } from './config.js';
+import { startFailure, UpstreamConnection, type UpstreamEra } from './upstream-client.js';
 import { listAllTools, type UpstreamTool } from './upstream-tools.js';
-import { createTransport, startFailure, type UpstreamTransport } from './upstream-transport.js';
 
 export type UpstreamState = 'connecting' | 'ready' | 'failed' | 'crashed' | 'restarting' | 'disabled';
 
@@ -44,8 +40,9 @@ export class Upstream {
   /** Crashes and failed starts since the last successful call; drives backoff and giving up. */
   private _failures = 0;
   private _downAt = 0;
-  private _client?: Client;
-  private _transport?: UpstreamTransport;
+  private _connection?: UpstreamConnection;
+  /** The era the last successful connect found; a restart reuses it instead of probing again. */
+  private verdict?: UpstreamConnection['verdict'];
   /** Bumped on every connect, so events of a previous connection are ignored. */
   private _generation = 0;
   private connecting?: Promise<void>;
@@ -79,11 +76,12 @@ export class Upstream {
   get downAt(): number {
     return this._downAt;
   }
-  get client(): Client | undefined {
-    return this._client;
+  get connection(): UpstreamConnection | undefined {
+    return this._connection;
   }
-  get transport(): UpstreamTransport | undefined {
-    return this._transport;
+  /** The protocol era of the current connection (undefined until connected). */
+  get era(): UpstreamEra | undefined {
+    return this._connection?.era;
   }
   get generation(): number {
     return this._generation;
@@ -126,20 +124,12 @@ export class Upstream {
   }
 
   async disconnect(): Promise<void> {
-    const { _client: client, _transport: transport } = this;
-    this._client = undefined;
-    this._transport = undefined;
-    if (!client) return;
+    const connection = this._connection;
+    this._connection = undefined;
+    if (!connection) return;
     this._generation++;
-    if (
-      transport instanceof StreamableHTTPClientTransport &&
-      transport.sessionId &&
-      this._state === 'ready'
-    ) {
-      // Free the session on the server; a server that is gone or slow must not hold up shutdown.
-      await Promise.race([transport.terminateSession().catch(() => {}), sleep(1000)]);
-    }
-    await client.close().catch(() => {});
+    // A ready HTTP upstream's session is ended on the server; a dead one is not waited for.
+    await connection.close(this._state === 'ready' ? 1000 : 0);
   }
 
   /** The last stderr line, as a suffix for an error message. */
@@ -161,24 +151,24 @@ export class Upstream {
     const name = this.config.name;
     this.stderrTail = [];
     this.relistAgain = false;
-    const client = new Client({ ...IMPLEMENTATION }, { capabilities: {} });
-    const transport = createTransport(this.config, (line) => this.stderrLine(generation, line));
-    this._client = client;
-    this._transport = transport;
-    client.onerror = (err) => {
-      if (this._generation === generation) this.log(`${name}: ${err.message}`);
-    };
-    client.onclose = () => {
-      if (this._generation === generation && this._state === 'ready' && !this.host.isClosed()) {
-        this.markDown('crashed', `exited unexpectedly${this.stderrHint()}`);
-      }
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (this._generation !== generation) return;
-      // Mid-start, the listing in progress may already be stale: list once more when ready.
-      if (this._state === 'ready') void this.relist(generation);
-      else this.relistAgain = true;
+    const connection = new UpstreamConnection(this.config, {
+      onStderrLine: (line) => this.stderrLine(generation, line),
+      onError: (message) => {
+        if (this._generation === generation) this.log(`${name}: ${message}`);
+      },
+      onClose: () => {
+        if (this._generation === generation && this._state === 'ready' && !this.host.isClosed()) {
+          this.markDown('crashed', `exited unexpectedly${this.stderrHint()}`);
+        }
+      },
+      onToolsChanged: () => {
+        if (this._generation !== generation) return;
+        // Mid-start, the listing in progress may already be stale: list once more when ready.
+        if (this._state === 'ready') void this.relist(generation);
+        else this.relistAgain = true;
+      },
     });
+    this._connection = connection;
 
     const { startTimeoutMs } = this.host;
     let timer: NodeJS.Timeout | undefined;
@@ -190,14 +180,15 @@ export class Upstream {
     });
     try {
       const tools = await Promise.race([
-        client.connect(transport).then(() => this.listTools(client)),
+        connection.open(startTimeoutMs, this.verdict).then(() => this.listTools(connection)),
         timeout,
       ]);
       if (this._generation !== generation || this.host.isClosed()) return;
       this._tools = tools;
       this._state = 'ready';
       this._error = undefined;
-      this.log(`${name}: ready, ${tools.length} tools`);
+      this.verdict = connection.verdict;
+      this.log(`${name}: ready, ${tools.length} tools (protocol ${connection.protocolVersion ?? 'unknown'})`);
       this.host.emit(name);
       if (this.relistAgain) void this.relist(generation);
     } catch (err) {
@@ -218,8 +209,8 @@ export class Upstream {
     this.host.writeLog(`[${this.config.name}] ${clean}`);
   }
 
-  private listTools(client: Client): Promise<UpstreamTool[]> {
-    return listAllTools(this.config.name, client, this.host.startTimeoutMs, (line) => this.log(line));
+  private listTools(connection: UpstreamConnection): Promise<UpstreamTool[]> {
+    return listAllTools(this.config.name, connection, this.host.startTimeoutMs, (line) => this.log(line));
   }
 
   /** Re-lists after list_changed; notifications that arrive mid-listing cause one more pass. */
@@ -232,7 +223,9 @@ export class Upstream {
       do {
         this.relistAgain = false;
         try {
-          const tools = await this.listTools(this._client!);
+          const connection = this._connection;
+          if (!connection || this._generation !== generation) return;
+          const tools = await this.listTools(connection);
           if (this._generation !== generation || this._state !== 'ready') return;
           this._tools = tools;
           this.log(`${this.config.name}: tool list changed, ${tools.length} tools`);

@@ -1,6 +1,7 @@
 /**
- * Connections to the gateway's upstream MCP servers: one SDK `Client` per
- * configured server, over stdio (a child process) or Streamable HTTP.
+ * Connections to the gateway's upstream MCP servers: one SDK client connection
+ * per configured server, over stdio (a child process) or Streamable HTTP,
+ * speaking 2026-07-28 to servers that do and a 2025 revision to the others.
  *
  * Each upstream fails alone. One that does not start, hangs or crashes is
  * recorded in status() while the others keep answering; a crashed one is
@@ -13,8 +14,7 @@
  * in upstream.ts, its restarts and health in upstream-health.ts, call
  * forwarding in upstream-calls.ts.
  */
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   ADAPTER_DEFAULTS,
   DEFAULT_CALL_TIMEOUT_MS,
@@ -43,6 +43,8 @@ export interface UpstreamStatus {
   transport: 'stdio' | 'http';
   /** The child process id of a running stdio upstream. */
   pid?: number;
+  /** The protocol revision a ready upstream speaks with us (2026-07-28, or the 2025 one it negotiated). */
+  protocol?: string | undefined;
 }
 
 export interface UpstreamManagerOptions {
@@ -129,8 +131,9 @@ export class UpstreamManager {
         transport: u.config.url ? 'http' : 'stdio',
       };
       if (u.error !== undefined && u.state !== 'ready') status.error = u.error;
-      const pid = u.transport instanceof StdioClientTransport ? u.transport.pid : null;
-      if (pid !== null && u.state === 'ready') status.pid = pid;
+      const pid = u.connection?.pid;
+      if (pid !== undefined && u.state === 'ready') status.pid = pid;
+      if (u.era && u.state === 'ready') status.protocol = u.connection?.protocolVersion;
       return status;
     });
   }

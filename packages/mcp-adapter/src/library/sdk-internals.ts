@@ -11,7 +11,6 @@ import type {
   McpServer as McpServerV1,
   RegisteredTool as RegisteredToolV1,
 } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
   McpServer as McpServerV2,
   PROTOCOL_VERSION_META_KEY,
@@ -78,14 +77,12 @@ export function replaceToolHandlers(
     low.setRequestHandler('tools/call', (request, ctx) => handlers.call(request, ctx) as never);
     return;
   }
-  server.server.setRequestHandler(
-    ListToolsRequestSchema,
-    (request, extra) => handlers.list(request, extra) as never,
-  );
-  server.server.setRequestHandler(
-    CallToolRequestSchema,
-    (request, extra) => handlers.call(request, extra) as never,
-  );
+  // v1 registers by request schema, which would tie this package to v1 at run time; its
+  // handler map (keyed by method) takes the replacements as they are, so v1 stays an
+  // optional peer dependency that only the user's own server brings.
+  const map = internals(server).server._requestHandlers;
+  map.set('tools/list', (request, extra) => handlers.list(request, extra));
+  map.set('tools/call', (request, extra) => handlers.call(request, extra));
 }
 
 /** Adds lines to the server's `instructions` (sent at initialize; the SDK only takes them in the constructor). */

@@ -5,7 +5,7 @@
  * RegisteredTool.disable() and enabled again when the agent loads it; a
  * hidden tool called by name still runs, exactly as before.
  */
-import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/server';
 import { Catalog, type EngineOptions } from '../catalog.js';
 import { stderrLog } from '../defaults.js';
 import { AdapterError } from '../errors.js';
