@@ -170,6 +170,7 @@ async function main(argv: string[]): Promise<void> {
     const token = values.token ?? process.env.TOOLSEARCH_TOKEN;
     const http = await serveHttp({
       createServer: (context) => gateway.createServer(context),
+      onToolListChanged: (listener) => gateway.onToolListChanged(listener),
       ...(values.host ? { host: values.host } : {}),
       port,
       ...(token ? { token } : {}),
@@ -184,7 +185,7 @@ async function main(argv: string[]): Promise<void> {
   } else {
     // serveStdio picks the era from the client's first message (initialize or server/discover)
     // and pins one server from the factory to the connection.
-    const stdio = serveStdio(({ era }) => gateway.createServer({ era }), {
+    const stdio = serveStdio(({ era }) => gateway.createServer({ era, pinned: true }), {
       onerror: (error) => log(`toolsearch-mcp: stdio: ${error.message}`),
     });
     closeTransport = () => stdio.close();

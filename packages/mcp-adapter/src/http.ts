@@ -34,6 +34,12 @@ export interface ConnectableServer {
 /** Which kind of client a server is built for: the SDK's serving entries say. */
 export interface ServeContext {
   era?: 'legacy' | 'modern';
+  /**
+   * The server is the one instance of a whole connection (stdio), not of one
+   * HTTP request: a 2026-07-28 one then sends its own list_changed, which the
+   * SDK routes to the connection's subscriptions/listen streams.
+   */
+  pinned?: boolean;
 }
 
 export interface HttpOptions {
@@ -60,6 +66,13 @@ export interface HttpOptions {
   sessionIdleTimeoutMs?: number;
   /** Cap on open sessions; an initialize over it gets HTTP 503. Default ADAPTER_DEFAULTS.maxSessions (256). */
   maxSessions?: number;
+  /**
+   * Subscribes to changes of the tool list 2026-07-28 clients get (e.g. Gateway's
+   * onToolListChanged); each one goes out as notifications/tools/list_changed on
+   * every open subscriptions/listen stream that asked for tool-list changes.
+   * Returns unsubscribe. 2025-era sessions are told by their own servers.
+   */
+  onToolListChanged?: (listener: () => void) => () => void;
   log?: (line: string) => void;
 }
 
@@ -132,6 +145,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     },
   );
   const serveModern = toNodeHandler(modern);
+  const unsubscribe = options.onToolListChanged?.(() => modern.notify.toolsChanged());
   const sessions = new Map<string, HostedSession>();
   /** Initialize requests between the cap check and their session's registration. */
   let initializing = 0;
@@ -283,6 +297,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     idleTimers: () => [...sessions.values()].flatMap((s) => (s.timer === undefined ? [] : [s.timer])),
     close: async () => {
       closing = true;
+      unsubscribe?.();
       await modern.close().catch(() => {});
       for (const session of [...sessions.values()]) {
         disarm(session);

@@ -94,6 +94,14 @@ export class Gateway {
   private unindexed: (() => void) | undefined;
   private readonly enrichAbort = new AbortController();
   private enriching: Promise<void> = Promise.resolve();
+  /**
+   * The always-loaded tools as 2026-07-28 clients see them (after the meta-tools), and
+   * their definitions as one string, to tell when an upstream change alters that list.
+   * Set once start() has indexed every upstream (before, an entry may only be unindexed yet).
+   */
+  private statelessBound: string[] = [];
+  private statelessKey: string | undefined;
+  private readonly toolListListeners = new Set<() => void>();
 
   private constructor(options: GatewayOptions) {
     this.options = options;
@@ -126,9 +134,38 @@ export class Gateway {
     const gateway = new Gateway(options);
     await gateway.upstreams.start();
     for (const upstream of gateway.config.upstreams) gateway.reindex(upstream.name);
+    gateway.refreshStatelessList();
     await gateway.startLearning();
     for (const upstream of gateway.config.upstreams) gateway.enrich(upstream.name);
     return gateway;
+  }
+
+  /**
+   * Listens for changes of the tool list 2026-07-28 clients get: an always-loaded tool
+   * added, removed or redefined by its upstream. That list never changes by anything a
+   * client does, so this is the only time they are told (notifications/tools/list_changed
+   * on their subscriptions/listen streams). Returns unsubscribe.
+   */
+  onToolListChanged(listener: () => void): () => void {
+    this.toolListListeners.add(listener);
+    return () => this.toolListListeners.delete(listener);
+  }
+
+  /** Re-reads the always-loaded tools; tells the listeners when what 2026-07-28 clients list changed. */
+  private refreshStatelessList(): void {
+    const names = this.expandAlwaysLoaded();
+    const key = JSON.stringify(names.map((name) => this.catalog.get(name)?.definition));
+    const before = this.statelessKey;
+    this.statelessBound = names;
+    this.statelessKey = key;
+    if (before === undefined || before === key) return;
+    for (const listener of this.toolListListeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.log(`toolsearch-mcp: tool-list listener failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   /** A followed search (either era): the learning store records it, then the caller's hook hears of it. */
@@ -241,6 +278,11 @@ export class Gateway {
       const entry = { state, notify };
       this.sessions.add(entry);
       server.onclose = () => this.sessions.delete(entry);
+    } else if (context.pinned) {
+      // A stdio connection's one 2026-07-28 server: the SDK routes its list_changed to the
+      // connection's subscriptions/listen streams (HTTP: serveHttp's onToolListChanged).
+      const off = this.onToolListChanged(() => void server.sendToolListChanged().catch(() => {}));
+      server.onclose = () => off();
     }
     // Tools called together in one 2025-era session (co-use), for related tools in details.
     const conversation = context.era !== 'modern' ? this.learning?.conversation() : undefined;
@@ -268,7 +310,7 @@ export class Gateway {
     server.setRequestHandler('tools/list', (_request, extra) => {
       const stateless = modeOf(extra) === 'stateless';
       if (!stateless) state.toolsListed();
-      const bound = (stateless ? [...state.alwaysLoaded] : state.bound())
+      const bound = (stateless ? this.statelessBound : state.bound())
         .map((name) => this.catalog.get(name)?.definition)
         .filter((t): t is Tool => t !== undefined);
       return { tools: [...(stateless ? STATELESS_META_TOOLS : META_TOOLS), ...bound] } as ListToolsResult;
@@ -318,6 +360,7 @@ export class Gateway {
     if (tools.length === 0 && before.size === 0) return;
     try {
       this.catalog.setToolset(upstream, tools);
+      if (this.statelessKey !== undefined) this.refreshStatelessList();
       if (relisted) this.enrich(upstream); // new or changed tools; the cache answers for the rest
     } catch (err) {
       this.log(
