@@ -3,6 +3,9 @@
  * 127.0.0.1: one 2026-07-28 conversation alternates between them and still
  * works, because its state travels in handles; a tampered handle is refused;
  * and with one process killed mid-conversation the other carries it on.
+ * A 2025-era HTTP session lives in the process that initialized it: the other
+ * replica answers its requests 404 (the client must initialize again), so
+ * those clients need session affinity, which a sticky proxy gives them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, type EraClient, statelessConversation } from './eras-helpers.js';
+import { connectClient, type EraClient, legacyConversation, statelessConversation } from './eras-helpers.js';
 import { fixtureServer, memoryServer, waitFor } from './fixtures/servers.js';
 
 // tsx as a loader in the gateway's own process (not its CLI, which runs a child): killing
@@ -38,9 +41,12 @@ interface Routed {
  * A tiny round-robin load balancer: each request goes to the next replica;
  * one that refuses the connection is skipped, as a balancer's health check
  * would. Bodies are buffered so a request can be retried on the next replica.
+ * `sticky`: a request with an Mcp-Session-Id goes to the replica that issued
+ * that id (session affinity, as balancers offer by header or cookie).
  */
-function roundRobin(replicas: Replica[], routed: Routed[]): Promise<Server> {
+function roundRobin(replicas: Replica[], routed: Routed[], sticky = false): Promise<Server> {
   let next = 0;
+  const owners = new Map<string, number>();
   const proxy = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -50,14 +56,18 @@ function roundRobin(replicas: Replica[], routed: Routed[]): Promise<Server> {
       const message = JSON.parse(body.toString('utf8')) as { method?: string; params?: { name?: string } };
       what = message.method === 'tools/call' ? `call:${message.params?.name}` : (message.method ?? what);
     } catch {}
+    const session = req.headers['mcp-session-id'];
+    const owner = sticky && typeof session === 'string' ? owners.get(session) : undefined;
     const attempt = (left: number): void => {
-      const index = next++ % replicas.length;
+      const index = owner ?? next++ % replicas.length;
       const target = replicas[index] as Replica;
       const forward = request(
         target.url,
         { method: req.method, headers: { ...req.headers, host: target.url.host } },
         (answer) => {
           routed.push({ replica: index, what });
+          const issued = answer.headers['mcp-session-id'];
+          if (typeof issued === 'string') owners.set(issued, index);
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
         },
@@ -107,6 +117,7 @@ const KEY = 'replicas-share-this-key-0123456789abcdef';
 let dir: string;
 let replicas: Replica[] = [];
 let proxy: Server;
+let stickyProxy: Server;
 const routed: Routed[] = [];
 const clients: EraClient[] = [];
 
@@ -118,11 +129,13 @@ beforeAll(async () => {
   writeFileSync(configPath, JSON.stringify({ mcpServers, toolsearch: { alwaysLoaded: ['fx__whoami'] } }));
   replicas = await Promise.all([startReplica(configPath, KEY), startReplica(configPath, KEY)]);
   proxy = await roundRobin(replicas, routed);
+  stickyProxy = await roundRobin(replicas, routed, true);
 }, SLOW);
 
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => {});
-  await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
+  for (const p of [proxy, stickyProxy])
+    await new Promise<void>((resolve) => (p ? p.close(() => resolve()) : resolve()));
   for (const r of replicas)
     if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
@@ -181,6 +194,73 @@ describe('two gateway replicas behind a round-robin proxy', () => {
           await c.call('call_tool', { name: 'fx__echo', arguments: { text: 'x' }, handle: tampered }),
         ).toMatchObject({ isError: true, code: 'INVALID_HANDLE' });
       expect(new Set(servedBy('call:call_tool'))).toEqual(new Set([0, 1]));
+    },
+    SLOW,
+  );
+
+  it(
+    'answers a 2025-era session it does not hold with 404, so the client initializes again',
+    async () => {
+      const [a, b] = replicas as [Replica, Replica];
+      const post = (url: URL, body: object, session?: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-06-18',
+            ...(session ? { 'mcp-session-id': session } : {}),
+          },
+          body: JSON.stringify(body),
+        });
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      };
+      const opened = await post(a.url, initialize);
+      await opened.text();
+      const session = opened.headers.get('mcp-session-id');
+      expect(opened.status).toBe(200);
+      expect(session).toBeTypeOf('string');
+      // Streamable HTTP (2025): a server that does not know a session id answers 404, and the
+      // client must then start a new session with initialize.
+      const elsewhere = await post(b.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session ?? '');
+      expect(elsewhere.status).toBe(404);
+      expect(((await elsewhere.json()) as { error: { message: string } }).error.message).toContain(
+        'initialize again',
+      );
+      const again = await post(b.url, initialize);
+      await again.text();
+      expect(again.status).toBe(200);
+      expect(again.headers.get('mcp-session-id')).toBeTypeOf('string');
+      // The replica that issued it still serves it.
+      const home = await post(a.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, session ?? '');
+      expect(home.status).toBe(200);
+      await home.text();
+    },
+    SLOW,
+  );
+
+  it(
+    '2025-era clients complete search -> load -> call on either replica behind a sticky proxy',
+    async () => {
+      const { port } = stickyProxy.address() as AddressInfo;
+      routed.length = 0;
+      for (const name of ['Grace-sticky', 'Alan-sticky']) {
+        const c = await connectClient('v1', { url: `http://127.0.0.1:${port}/mcp` });
+        clients.push(c);
+        await legacyConversation(c, name);
+      }
+      // Round robin placed the two sessions' initializes on different replicas.
+      expect(new Set(routed.filter((r) => r.what === 'initialize').map((r) => r.replica))).toEqual(
+        new Set([0, 1]),
+      );
     },
     SLOW,
   );
