@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { META_TOOLS } from '../src/index.js';
+import { RAW_INITIALIZE } from './eras-helpers.js';
 import { fixtureServer, memoryServer, waitFor } from './fixtures/servers.js';
 import { type TestClient, wrapClient } from './gateway-helpers.js';
 
@@ -165,16 +166,7 @@ describe('toolsearch-mcp CLI', () => {
       const init = await fetch(url, {
         method: 'POST',
         headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
+        body: JSON.stringify(RAW_INITIALIZE),
       });
       expect(init.status).toBe(200);
       const sessionId = init.headers.get('mcp-session-id') as string;

@@ -16,7 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, type EraClient, legacyConversation, statelessConversation } from './eras-helpers.js';
+import {
+  connectClient,
+  type EraClient,
+  legacyConversation,
+  RAW_INITIALIZE,
+  statelessConversation,
+} from './eras-helpers.js';
 import { fixtureServer, memoryServer, waitFor } from './fixtures/servers.js';
 
 // tsx as a loader in the gateway's own process (not its CLI, which runs a child): killing
@@ -213,17 +219,7 @@ describe('two gateway replicas behind a round-robin proxy', () => {
           },
           body: JSON.stringify(body),
         });
-      const initialize = {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      };
-      const opened = await post(a.url, initialize);
+      const opened = await post(a.url, RAW_INITIALIZE);
       await opened.text();
       const session = opened.headers.get('mcp-session-id');
       expect(opened.status).toBe(200);
@@ -235,7 +231,7 @@ describe('two gateway replicas behind a round-robin proxy', () => {
       expect(((await elsewhere.json()) as { error: { message: string } }).error.message).toContain(
         'initialize again',
       );
-      const again = await post(b.url, initialize);
+      const again = await post(b.url, RAW_INITIALIZE);
       await again.text();
       expect(again.status).toBe(200);
       expect(again.headers.get('mcp-session-id')).toBeTypeOf('string');
