@@ -138,4 +138,23 @@ describe('upstreams of both protocol eras', () => {
     await done;
     expect(manager.tools().map((t) => t.qualifiedName)).toContain('modern__after_restart');
   });
+
+  it('re-opens the tool-list stream of a 2026-07-28 HTTP upstream that came back, and re-lists it', async () => {
+    const port = new URL(http.url).port;
+    const done = changed('remote');
+    http.stop();
+    await waitFor(() => http.child.exitCode !== null || http.child.signalCode !== null, 5000, 'fixture exit');
+    // Stateless: the same server on the same port, now with other tools; no session to renew.
+    http = await startHttpFixture(['--v2', '--tools', '2', '--port', port]);
+    await done;
+    const names = manager
+      .tools()
+      .filter((t) => t.upstream === 'remote')
+      .map((t) => t.name);
+    expect(names).toEqual([...FIXTURE_TOOLS, 'tool_1', 'tool_2']);
+    expect(await manager.call('remote__echo', { text: 'again' })).toMatchObject({
+      content: [{ text: 'again' }],
+    });
+    expect(statusOf(manager, 'remote')).toMatchObject({ state: 'ready', restarts: 0 });
+  });
 });

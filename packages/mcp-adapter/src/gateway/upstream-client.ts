@@ -56,6 +56,14 @@ export interface ConnectionEvents {
 
 /** How long a 2026-07-28 probe may take before a stdio server counts as legacy (HTTP: as down). */
 const PROBE_TIMEOUT_MS = 5000;
+/**
+ * Re-opening a tool-list stream the upstream dropped: at once after a stream that lived
+ * this long, else after a wait that doubles per quick drop up to the cap, so a server that
+ * ends every stream at once cannot make us re-list in a loop.
+ */
+const LISTEN_STABLE_MS = 10_000;
+const LISTEN_RETRY_MS = 500;
+const LISTEN_RETRY_MAX_MS = 60_000;
 
 /**
  * One connection to one upstream. Create it, `open()` it once, use it, `close()`
@@ -65,6 +73,8 @@ export class UpstreamConnection {
   private readonly client: Client;
   private readonly transport: StdioClientTransport | StreamableHTTPClientTransport;
   private subscription?: { close(): Promise<void> };
+  /** Tool-list streams dropped in a row soon after opening (drives the re-listen wait). */
+  private quickDrops = 0;
   private closed = false;
 
   constructor(
@@ -96,8 +106,12 @@ export class UpstreamConnection {
       probe: { timeoutMs: Math.min(PROBE_TIMEOUT_MS, timeoutMs) },
     });
     await this.client.connect(this.transport, { timeout: timeoutMs, ...(prior ? { prior } : {}) });
-    if (this.era === 'modern' && this.client.getServerCapabilities()?.tools?.listChanged)
-      await this.listen(timeoutMs);
+    if (this.era === 'modern' && this.client.getServerCapabilities()?.tools?.listChanged) {
+      // Without the stream the tools still work; only their changes go unnoticed.
+      await this.listen(timeoutMs).catch((err: unknown) =>
+        this.events.onError(`cannot follow tool-list changes: ${(err as Error).message}`),
+      );
+    }
   }
 
   /** What a reconnect may reuse instead of probing again. */
@@ -171,16 +185,36 @@ export class UpstreamConnection {
   private async listen(timeoutMs: number): Promise<void> {
     const subscription = await this.client.listen({ toolsListChanged: true }, { timeout: timeoutMs });
     this.subscription = subscription;
+    const opened = Date.now();
     void subscription.closed.then((how) => {
       if (how !== 'remote' || this.closed) return;
-      // A dropped stream may have missed a change: re-list once it is back.
-      this.listen(timeoutMs).then(
-        () => this.events.onToolsChanged(),
-        (err: unknown) => {
-          if (!this.closed) this.events.onError(`tool-list stream lost: ${(err as Error).message}`);
-        },
-      );
+      if (Date.now() - opened >= LISTEN_STABLE_MS) this.quickDrops = 0;
+      void this.relisten(timeoutMs);
     });
+  }
+
+  /**
+   * Re-opens a dropped stream until it is back or the connection is closed, waiting longer
+   * after each quick drop or failed attempt (a server that is restarting, or one that ends
+   * every stream at once), then re-lists: a change may have been missed meanwhile.
+   */
+  private async relisten(timeoutMs: number): Promise<void> {
+    let reported = false;
+    while (!this.closed) {
+      if (this.quickDrops > 0)
+        await sleep(Math.min(LISTEN_RETRY_MS * 2 ** (this.quickDrops - 1), LISTEN_RETRY_MAX_MS));
+      this.quickDrops++;
+      if (this.closed) return;
+      try {
+        await this.listen(timeoutMs);
+        this.events.onToolsChanged();
+        return;
+      } catch (err) {
+        if (!reported && !this.closed)
+          this.events.onError(`tool-list stream lost: ${(err as Error).message}`);
+        reported = true;
+      }
+    }
   }
 }
 
