@@ -14,14 +14,6 @@ import { HANDLE_META_KEY, META_TOOLS, STATELESS_META_TOOLS } from '../src/index.
 
 export const MODERN = '2026-07-28';
 
-/** A 2025-era initialize request as a client sends it first, for raw HTTP tests. */
-export const RAW_INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
-
 export type ClientKind = 'v2-modern' | 'v2-legacy' | 'v1';
 
 /** A gateway to reach: an HTTP endpoint, or a command that serves stdio. */

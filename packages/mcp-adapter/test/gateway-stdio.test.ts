@@ -8,9 +8,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { META_TOOLS } from '../src/index.js';
-import { RAW_INITIALIZE } from './eras-helpers.js';
 import { fixtureServer, memoryServer, waitFor } from './fixtures/servers.js';
 import { type TestClient, wrapClient } from './gateway-helpers.js';
+import { INITIALIZE } from './http-helpers.js';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
@@ -166,7 +166,7 @@ describe('toolsearch-mcp CLI', () => {
       const init = await fetch(url, {
         method: 'POST',
         headers,
-        body: JSON.stringify(RAW_INITIALIZE),
+        body: JSON.stringify(INITIALIZE),
       });
       expect(init.status).toBe(200);
       const sessionId = init.headers.get('mcp-session-id') as string;

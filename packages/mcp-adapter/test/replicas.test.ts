@@ -16,14 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectClient,
-  type EraClient,
-  legacyConversation,
-  RAW_INITIALIZE,
-  statelessConversation,
-} from './eras-helpers.js';
+import { connectClient, type EraClient, legacyConversation, statelessConversation } from './eras-helpers.js';
 import { fixtureServer, memoryServer, waitFor } from './fixtures/servers.js';
+import { INITIALIZE, rawRequest } from './http-helpers.js';
 
 // tsx as a loader in the gateway's own process (not its CLI, which runs a child): killing
 // the process we spawned must kill the gateway.
@@ -209,36 +204,29 @@ describe('two gateway replicas behind a round-robin proxy', () => {
     async () => {
       const [a, b] = replicas as [Replica, Replica];
       const post = (url: URL, body: object, session?: string) =>
-        fetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2025-06-18',
-            ...(session ? { 'mcp-session-id': session } : {}),
-          },
-          body: JSON.stringify(body),
-        });
-      const opened = await post(a.url, RAW_INITIALIZE);
-      await opened.text();
-      const session = opened.headers.get('mcp-session-id');
+        rawRequest(
+          url.href,
+          'POST',
+          { 'mcp-protocol-version': '2025-06-18', ...(session ? { 'mcp-session-id': session } : {}) },
+          JSON.stringify(body),
+        );
+      const opened = await post(a.url, INITIALIZE);
+      const session = opened.headers['mcp-session-id'];
       expect(opened.status).toBe(200);
       expect(session).toBeTypeOf('string');
       // Streamable HTTP (2025): a server that does not know a session id answers 404, and the
       // client must then start a new session with initialize.
-      const elsewhere = await post(b.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session ?? '');
+      const elsewhere = await post(b.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, String(session));
       expect(elsewhere.status).toBe(404);
-      expect(((await elsewhere.json()) as { error: { message: string } }).error.message).toContain(
+      expect((JSON.parse(elsewhere.body) as { error: { message: string } }).error.message).toContain(
         'initialize again',
       );
-      const again = await post(b.url, RAW_INITIALIZE);
-      await again.text();
+      const again = await post(b.url, INITIALIZE);
       expect(again.status).toBe(200);
-      expect(again.headers.get('mcp-session-id')).toBeTypeOf('string');
+      expect(again.headers['mcp-session-id']).toBeTypeOf('string');
       // The replica that issued it still serves it.
-      const home = await post(a.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, session ?? '');
+      const home = await post(a.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, String(session));
       expect(home.status).toBe(200);
-      await home.text();
     },
     SLOW,
   );
