@@ -6,6 +6,7 @@
  * rank high comes first. Ranks, not scores, are fused: responses to different
  * queries have incomparable scores.
  */
+import { boundQuery } from './analysis/query.js';
 import { DEFAULTS } from './defaults.js';
 import { ToolSearchError } from './errors.js';
 import type { SearchOptions, SearchResponse, SearchResult, ToolsetInfo, ToolsetSuggestion } from './types.js';
@@ -15,6 +16,8 @@ export interface Searchable {
   search(query: string, options?: SearchOptions): Promise<SearchResponse>;
   /** Tool counts per toolset, for the fused toolset suggestions. */
   toolsets?(): readonly ToolsetInfo[];
+  /** Characters of a query the search reads (ToolSearch.maxQueryChars); default DEFAULTS.analysis.maxQueryChars. */
+  readonly maxQueryChars?: number;
 }
 
 /**
@@ -36,10 +39,14 @@ export async function searchAlternatives(
       'INVALID_QUERY',
       `toolsearch: at most ${DEFAULTS.search.maxAlternatives} alternatives, got ${alternatives.length}`,
     );
-  const seen = new Set([typeof query === 'string' ? query.trim().toLowerCase() : '']);
+  // Compared as searched: only the first maxQueryChars count, and a 4 MB phrasing is
+  // not lowercased whole to find that it repeats another.
+  const maxChars = engine.maxQueryChars ?? DEFAULTS.analysis.maxQueryChars;
+  const keyOf = (text: string) => boundQuery(text, maxChars).trim().toLowerCase();
+  const seen = new Set([typeof query === 'string' ? keyOf(query) : '']);
   const others: string[] = [];
   for (const alternative of alternatives) {
-    const key = alternative.trim().toLowerCase();
+    const key = keyOf(alternative);
     if (key === '' || seen.has(key)) continue;
     seen.add(key);
     others.push(alternative);

@@ -160,6 +160,14 @@ export class ToolSearch {
     return this.docs.size;
   }
 
+  /**
+   * The query budget (limits.maxQueryChars): a search reads at most this many characters
+   * of a query. A caller holding untrusted text can cut it here first and say so.
+   */
+  get maxQueryChars(): number {
+    return this.limits.maxQueryChars;
+  }
+
   has(name: string): boolean {
     return this.idByName.has(name);
   }

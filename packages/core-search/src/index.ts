@@ -13,6 +13,8 @@ export type { Searchable } from './alternatives.js';
 export { searchAlternatives } from './alternatives.js';
 // For the adapter: the toolset of a tool name is one rule, the engine's.
 export { toolsetOf } from './analysis/document.js';
+// For the adapter: untrusted search text is cut where the engine would cut it, before it travels further.
+export { boundQuery } from './analysis/query.js';
 // For the adapter: answers quote a query and count things as the CLI's do.
 export { countOf, quoteQuery, summarize } from './analysis/summarize.js';
 export type { Embedder, EmbeddingProgress, EmbedKind, ModelSource } from './embedding/index.js';

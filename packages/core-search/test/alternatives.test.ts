@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type SearchResponse, searchAlternatives, ToolSearchError, toolsetOf } from '../src/index.js';
+import {
+  type SearchResponse,
+  searchAlternatives,
+  ToolSearch,
+  ToolSearchError,
+  toolsetOf,
+} from '../src/index.js';
 import { DEFAULTS, fuseResponses } from '../src/internals.js';
 import { engine, top } from './helpers.js';
 
@@ -52,6 +58,24 @@ describe('searchAlternatives', () => {
       ['a', 2],
       ['b', 1],
     ]);
+  });
+
+  it('compares phrasings as searched: only the first maxQueryChars characters count', async () => {
+    const searched: string[] = [];
+    const recorder = {
+      maxQueryChars: 20,
+      search: async (query: string) => {
+        searched.push(query);
+        return response(query, ['a__x']);
+      },
+    };
+    const head = 'find the weather now';
+    expect(head).toHaveLength(20);
+    await searchAlternatives(recorder, `${head} in Paris`, [`  ${head.toUpperCase()} in Rome`, 'forecast']);
+    // The first alternative reads the same 20 characters as the query (past leading spaces): one search fewer.
+    expect(searched).toEqual([`${head} in Paris`, 'forecast']);
+    expect(new ToolSearch({ embedding: false, limits: { maxQueryChars: 7 } }).maxQueryChars).toBe(7);
+    expect(new ToolSearch({ embedding: false }).maxQueryChars).toBe(DEFAULTS.analysis.maxQueryChars);
   });
 
   it('refuses more alternatives than the maximum with a typed error', async () => {

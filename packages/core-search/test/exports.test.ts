@@ -7,6 +7,7 @@ describeEntryPoints(new URL('../', import.meta.url), {
     'STRATEGY_NAMES',
     'ToolSearch',
     'ToolSearchError',
+    'boundQuery',
     'chatCompletionsUrl',
     'countOf',
     'defaultCacheDir',

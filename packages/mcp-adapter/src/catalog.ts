@@ -67,6 +67,11 @@ export class Catalog {
     return this.tools.size;
   }
 
+  /** Characters of a query the engine searches (its limits.maxQueryChars). */
+  get maxQueryChars(): number {
+    return this.engine.maxQueryChars;
+  }
+
   get(name: string): CatalogTool | undefined {
     return this.tools.get(name);
   }

@@ -45,7 +45,24 @@ export const ADAPTER_DEFAULTS = {
    * is parsed further: the SDK's validation recurses. Real tool arguments nest a few levels.
    */
   maxJsonDepth: 256,
-} as const satisfies { maxSessions: number; redactSecrets: boolean; maxJsonDepth: number };
+  /**
+   * Meta-tools: a tool or toolset name argument longer than this is INVALID_ARGUMENTS before
+   * any lookup (MCP tool names are at most 128 characters, plus the `server__` prefix), so a
+   * 4 MB "name" is neither compared with every toolset nor quoted back in the error.
+   */
+  maxNameChars: 256,
+  /**
+   * Meta-tools: most names one load_toolset / unload_toolset call takes (tools and toolsets
+   * together); an unknown name costs a did-you-mean search, so the count is bounded too.
+   */
+  maxNamesPerCall: 256,
+} as const satisfies {
+  maxSessions: number;
+  redactSecrets: boolean;
+  maxJsonDepth: number;
+  maxNameChars: number;
+  maxNamesPerCall: number;
+};
 
 /** This package's version, from its package.json (src/ and dist/ both sit one level below it). */
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })

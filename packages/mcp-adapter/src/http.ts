@@ -14,6 +14,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
@@ -341,14 +342,18 @@ function reply(res: ServerResponse, status: number, message: string): void {
 class BodyError extends Error {}
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
+  // Decoded chunk by chunk as it arrives, not concatenated and decoded at the end: a 4 MB
+  // body then costs no whole-body copy and no decode in the one step that blocks the
+  // process (other sessions' requests wait behind it).
+  const decoder = new StringDecoder('utf8');
+  let text = '';
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > MAX_BODY_BYTES) throw new BodyError(`request body over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
+    text += decoder.write(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  text += decoder.end();
   // Deeper JSON than this is refused before anything walks it: validation and the SDK
   // recurse, and 200,000 nested brackets overflowed the stack (a 500, or a dropped socket).
   if (jsonDepth(text) > ADAPTER_DEFAULTS.maxJsonDepth)

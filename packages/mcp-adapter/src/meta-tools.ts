@@ -4,7 +4,9 @@
  * tokens, which is the whole point of the adapter.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import { boundQuery, quoteQuery } from '@toolsearch/core-search';
 import type { Catalog } from './catalog.js';
+import { ADAPTER_DEFAULTS } from './defaults.js';
 import { toolDetails } from './details.js';
 import { AdapterError } from './errors.js';
 import { type FollowedSearch, type HandleCodec, type HandleState, takeFollowed } from './handles.js';
@@ -221,13 +223,13 @@ export async function runMetaTool(
   try {
     const definition = metaToolsFor(ctx.mode ?? 'legacy').find((t) => t.name === name);
     if (!definition) throw new AdapterError('UNKNOWN_TOOL', `${name} is not a meta-tool here`);
-    const input = args ?? {};
+    const { input, cut } = boundArguments(name, args ?? {}, ctx.backend.catalog.maxQueryChars);
     const problems = schemaProblems(definition.inputSchema, input);
     if (problems.length > 0)
       throw new AdapterError('INVALID_ARGUMENTS', `${name}: ${problems.join('; ')}`, { problems });
     switch (name) {
       case SEARCH_TOOLS:
-        return await searchTools(ctx, input as SearchInput);
+        return await searchTools(ctx, input as SearchInput, cut);
       case LOAD_TOOLSET:
         return await loadToolset(ctx, input as SelectionInput);
       case UNLOAD_TOOLSET:
@@ -238,6 +240,70 @@ export async function runMetaTool(
   } catch (err) {
     return errorResult(err);
   }
+}
+
+/** A search text cut to the engine's query budget: which argument, and how long it was. */
+interface Cut {
+  field: string;
+  chars: number;
+}
+
+/**
+ * Settles the size of untrusted arguments before validation or any lookup sees them (the
+ * HTTP body cap allows 4 MB): search texts are cut to what the engine reads anyway
+ * (its maxQueryChars), and the answer says so; a name longer than any tool or toolset
+ * name can be, or more names than one call takes, is INVALID_ARGUMENTS. Other fields
+ * and non-strings are left to the schema check.
+ */
+function boundArguments(
+  tool: string,
+  args: Record<string, unknown>,
+  maxQueryChars: number,
+): { input: Record<string, unknown>; cut: Cut[] } {
+  const input = { ...args };
+  const cut: Cut[] = [];
+  const cutText = (text: unknown, field: string): unknown => {
+    if (typeof text !== 'string' || text.length <= maxQueryChars) return text;
+    const bounded = boundQuery(text, maxQueryChars);
+    // Leading spaces are dropped, not cut: only say so when words were left out.
+    if (bounded.length < text.trimStart().length) cut.push({ field, chars: text.length });
+    return bounded;
+  };
+  if (tool === SEARCH_TOOLS) {
+    input.query = cutText(input.query, 'query');
+    if (input.query === undefined) delete input.query;
+    if (Array.isArray(input.alternatives))
+      input.alternatives = input.alternatives.map((a, i) => cutText(a, `alternatives[${i}]`));
+  }
+  const { maxNameChars, maxNamesPerCall } = ADAPTER_DEFAULTS;
+  const lists = (['toolsets', 'tools'] as const).filter((field) => Array.isArray(input[field]));
+  const count = lists.reduce((n, field) => n + (input[field] as unknown[]).length, 0);
+  if (count > maxNamesPerCall)
+    throw new AdapterError(
+      'INVALID_ARGUMENTS',
+      `${tool}: ${count} names in one call; at most ${maxNamesPerCall} (whole toolsets load with "toolsets")`,
+      { problems: [`names: at most ${maxNamesPerCall}`] },
+    );
+  const names: [string, unknown][] = [
+    ...(['toolset', 'name'] as const).map((field): [string, unknown] => [field, input[field]]),
+    ...lists.flatMap((field) =>
+      (input[field] as unknown[]).map((value, i): [string, unknown] => [`${field}[${i}]`, value]),
+    ),
+  ];
+  const long = names.filter(([, value]) => typeof value === 'string' && value.length > maxNameChars);
+  if (long.length > 0)
+    throw new AdapterError(
+      'INVALID_ARGUMENTS',
+      `${tool}: ${long.map(([field, value]) => `${field} is ${(value as string).length} characters`).join('; ')}: no tool or toolset name is longer than ${maxNameChars}`,
+      { problems: long.map(([field]) => `${field}: at most ${maxNameChars} characters`) },
+    );
+  return { input, cut };
+}
+
+/** The line that tells the agent its search text was cut (nothing is dropped silently). */
+function cutNote(cut: readonly Cut[], maxQueryChars: number): string {
+  const what = cut.map((c) => `${c.field} (${c.chars} characters)`).join(', ');
+  return `Note: only the first ${maxQueryChars} characters of ${what} were searched.`;
 }
 
 interface SearchInput {
@@ -301,7 +367,11 @@ export function noteDirectCall(ctx: MetaContext, name: string): void {
   if ((ctx.mode ?? 'legacy') === 'legacy') reportUse(ctx, ctx.session.lastSearch, [name], 'call');
 }
 
-async function searchTools(ctx: MetaContext, input: SearchInput): Promise<CallToolResult> {
+async function searchTools(
+  ctx: MetaContext,
+  input: SearchInput,
+  cut: readonly Cut[],
+): Promise<CallToolResult> {
   const { catalog } = ctx.backend;
   if (
     input.toolset !== undefined &&
@@ -338,13 +408,14 @@ async function searchTools(ctx: MetaContext, input: SearchInput): Promise<CallTo
         response.results.map((r) => r.name),
       )
     : undefined;
+  const note = cut.length > 0 ? `\n${cutNote(cut, catalog.maxQueryChars)}` : '';
   if (!stateless(ctx)) {
     ctx.session.lastSearch = search;
-    return textResult(renderSearch(response, ctx.session, details));
+    return textResult(renderSearch(response, ctx.session, details) + note);
   }
   const handle = await ctx.handles.mint({ search, loaded: prior?.loaded ?? [] });
   return withHandle(
-    renderSearchStateless(response, catalog, input.schemas === true, handle, details),
+    renderSearchStateless(response, catalog, input.schemas === true, handle, details) + note,
     handle,
   );
 }
@@ -453,12 +524,35 @@ export async function findTool(ctx: { backend: MetaBackend }, name: string) {
 }
 
 export async function unknownTools(ctx: { backend: MetaBackend }, wanted: string[]): Promise<never> {
-  const parts = await Promise.all(
-    wanted.map(async (name) => didYouMean(`no tool "${name}"`, await ctx.backend.catalog.suggestTools(name))),
-  );
-  throw new AdapterError('UNKNOWN_TOOL', `${parts.join('; ')}. Nothing was loaded or called.`, {
-    names: wanted,
+  const parts = await unknownNames(wanted, 'tool', (name) => ctx.backend.catalog.suggestTools(name));
+  throw new AdapterError('UNKNOWN_TOOL', `${parts}. Nothing was loaded or called.`, {
+    names: wanted.slice(0, MAX_REPORTED_NAMES),
   });
+}
+
+/** Unknown names an error names, each with its did-you-mean search; the rest are counted. */
+const MAX_REPORTED_NAMES = 5;
+
+/**
+ * "no tool "x" (did you mean ...?)" for the first few unknown names, quoted at most
+ * QUOTED_QUERY_CHARS long; a name longer than any real one gets no did-you-mean search.
+ */
+async function unknownNames(
+  wanted: readonly string[],
+  noun: string,
+  suggest: (name: string) => Promise<string[]>,
+): Promise<string> {
+  const shown = wanted.slice(0, MAX_REPORTED_NAMES);
+  const parts = await Promise.all(
+    shown.map(async (name) =>
+      didYouMean(
+        `no ${noun} ${quoteQuery(name)}`,
+        name.length > ADAPTER_DEFAULTS.maxNameChars ? [] : await suggest(name),
+      ),
+    ),
+  );
+  const more = wanted.length - shown.length;
+  return `${parts.join('; ')}${more > 0 ? `; ${more} more unknown ${noun}s` : ''}`;
 }
 
 async function unknownToolsets(ctx: MetaContext, wanted: string[]): Promise<never> {
@@ -472,13 +566,9 @@ async function unknownToolsets(ctx: MetaContext, wanted: string[]): Promise<neve
         .join('; '),
       { names: down.map((s) => s.name) },
     );
-  const parts = await Promise.all(
-    wanted.map(async (name) =>
-      didYouMean(`no toolset "${name}"`, await ctx.backend.catalog.suggestToolsets(name)),
-    ),
-  );
-  throw new AdapterError('UNKNOWN_TOOLSET', `${parts.join('; ')}. search_tools {} lists the toolsets.`, {
-    names: wanted,
+  const parts = await unknownNames(wanted, 'toolset', (name) => ctx.backend.catalog.suggestToolsets(name));
+  throw new AdapterError('UNKNOWN_TOOLSET', `${parts}. search_tools {} lists the toolsets.`, {
+    names: wanted.slice(0, MAX_REPORTED_NAMES),
   });
 }
 

@@ -154,9 +154,9 @@ export function renderSearchStateless(
   details?: ReadonlyMap<string, ToolDetail>,
 ): string {
   if (response.results.length === 0)
-    return `No tools match "${response.query}". Try other words, or search_tools {} for the toolsets.`;
+    return `No tools match ${quoteQuery(response.query)}. Try other words, or search_tools {} for the toolsets.`;
   const degraded = response.degraded ? ' (keyword match only: semantic model not ready)' : '';
-  const lines = [`Tools for "${response.query}"${degraded}:`];
+  const lines = [`Tools for ${quoteQuery(response.query)}${degraded}:`];
   response.results.forEach((r, i) => {
     lines.push(`${i + 1}. ${r.name} [${r.toolset}] ${r.summary}`);
     const def = schemas ? catalog.get(r.name)?.definition : undefined;

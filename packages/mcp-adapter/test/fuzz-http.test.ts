@@ -159,8 +159,11 @@ describe('fuzz: adversarial requests against the HTTP gateway', () => {
       for (let i = 0; i < 3; i++) {
         const result = (await big.callTool({ name: 'search_tools', arguments: { query } })) as CallToolResult;
         expect(result.isError).toBeFalsy();
-        // The answer echoes the searched text, bounded, not the 4 MB that was sent.
+        // The answer echoes the searched text, bounded, not the 4 MB that was sent, and says it was cut.
         expect(JSON.stringify(result.content).length).toBeLessThan(20_000);
+        expect(JSON.stringify(result.content)).toContain(
+          `of query (${query.length} characters) were searched`,
+        );
       }
       done = true;
     })();
