@@ -7,7 +7,7 @@ export { fuseResponses } from './alternatives.js';
 export { analyze, analyzeWords } from './analysis/analyze.js';
 export { analyzeTool } from './analysis/document.js';
 export { bareName, compactKey, serverPrefix, splitIdentifier } from './analysis/identifier.js';
-export { analyzeQuery, boundQuery, detectShape } from './analysis/query.js';
+export { analyzeQuery, detectShape } from './analysis/query.js';
 export { QUOTED_QUERY_CHARS } from './analysis/summarize.js';
 export { DEFAULTS } from './defaults.js';
 export {

@@ -49,7 +49,6 @@ describeEntryPoints(new URL('../', import.meta.url), {
     'analyzeTool',
     'analyzeWords',
     'bareName',
-    'boundQuery',
     'compactKey',
     'createEmbeddingRetriever',
     'detectShape',
