@@ -278,6 +278,29 @@ describe('Vocabulary', () => {
     expect(incremental.completions('', 1000)).not.toContain('wetter');
     expect(incremental.candidates('wether', 1).sort()).toEqual(rebuilt.candidates('wether', 1).sort());
   });
+
+  it('stays sorted when new terms arrive one add() at a time or many at once', () => {
+    const live = new Corpus();
+    const incremental = new Vocabulary(live);
+    live.add(docs);
+    incremental.completions('', 1); // built
+    for (let i = 0; i < 30; i++) {
+      const tool = {
+        name: `tool${String.fromCharCode(122 - i)}x${i}`,
+        description: `zeta${i} alpha${i} m${i}`,
+      };
+      live.add([analyzeTool(tool, 10 + i)]);
+      incremental.completions('', 1); // a few new terms each time: spliced in
+    }
+    const bulk = Array.from({ length: 100 }, (_, i) =>
+      analyzeTool({ name: `bulk_${i}_q`, description: `w${i}z` }, 100 + i),
+    );
+    live.add(bulk); // many at once: merged
+    const all = incremental.completions('', 100_000);
+    expect(all).toEqual(new Vocabulary(live).completions('', 100_000));
+    expect(all).toEqual([...all].sort());
+    expect(all).toContain('zeta29');
+  });
 });
 
 describe('top-k', () => {

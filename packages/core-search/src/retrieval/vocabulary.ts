@@ -21,6 +21,26 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
   return out;
 }
 
+/**
+ * `fresh` (sorted, none already in `sorted`) merged into `sorted`. A few new terms (one
+ * add()) are binary-searched and spliced in: a merge compares every term of the
+ * vocabulary as strings, which was most of the first search after an add().
+ */
+function insertSorted(sorted: string[], fresh: readonly string[]): string[] {
+  if (fresh.length > 64) return mergeSorted(sorted, fresh);
+  for (const term of fresh) {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! <= term) lo = mid + 1;
+      else hi = mid;
+    }
+    sorted.splice(lo, 0, term);
+  }
+  return sorted;
+}
+
 function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
@@ -69,7 +89,7 @@ export class Vocabulary {
     }
     if (added.size > 0) {
       const fresh = [...added].sort();
-      this.sorted = mergeSorted(this.sorted, fresh);
+      this.sorted = insertSorted(this.sorted, fresh);
       this.bucket(fresh);
     }
   }
