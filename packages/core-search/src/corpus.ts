@@ -170,7 +170,8 @@ export class Corpus {
             if (fieldCount(postings.packed[at]!, f) < MAX_FIELD_COUNT) postings.packed[at]! += base;
             continue;
           }
-          this.lists.delete(term);
+          // No views exist while an index is first built: skip the hash lookup per posting.
+          if (this.lists.size > 0) this.lists.delete(term);
           this.stamp(termId);
           if (at < 0 || postings.ids[at]! < id) append(postings, id, base);
           else insertSorted(postings, id, base, f); // an id below the last one: a re-added id
