@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { countOf, quoteQuery } from './analysis/summarize.js';
 import { type Dataset, readDataset } from './dataset.js';
-import { DEFAULTS } from './defaults.js';
 import { ToolSearch } from './engine.js';
 import { ENRICH_DEFAULTS, enrichTools } from './enrich.js';
 import { ToolSearchError } from './errors.js';
 import { type EvaluationResult, evaluate, evaluateLeaveOneServerOut } from './eval/evaluate.js';
+import { learnUses, usesOfQueries } from './eval/learn.js';
 import type { MetricSummary } from './eval/metrics.js';
+import type { ToolUse } from './learning.js';
 import { PhrasingPack } from './pack.js';
 import { bundledRegistryPath } from './registry.js';
 import {
@@ -368,7 +369,7 @@ function datasetFiles(paths: string[]): { file: string; dataset: Dataset }[] {
 }
 
 /** The (query, tool) uses a labelled dataset stands for: each query led to each of its relevant tools. */
-function learnedUses(file: string): { file: string; uses: { query: string; tool: string }[] } {
+function learnedUses(file: string): { file: string; uses: ToolUse[] } {
   const dataset = readDataset(file);
   if (dataset.queries.length === 0) {
     throw new ToolSearchError(
@@ -376,19 +377,7 @@ function learnedUses(file: string): { file: string; uses: { query: string; tool:
       `${file}: has no queries; --learn-from needs labelled queries`,
     );
   }
-  return { file, uses: dataset.queries.flatMap((q) => q.relevant.map((tool) => ({ query: q.query, tool }))) };
-}
-
-/** engine.learn in batches of at most DEFAULTS.learning.maxUsesPerCall. */
-function learnUses(engine: ToolSearch, uses: readonly { query: string; tool: string }[]) {
-  let learned = 0;
-  let unknown = 0;
-  for (let start = 0; start < uses.length; start += DEFAULTS.learning.maxUsesPerCall) {
-    const result = engine.learn(uses.slice(start, start + DEFAULTS.learning.maxUsesPerCall));
-    learned += result.learned;
-    unknown += result.unknown;
-  }
-  return { learned, unknown };
+  return { file, uses: usesOfQueries(dataset.queries) };
 }
 
 interface Comparison {

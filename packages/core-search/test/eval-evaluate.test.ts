@@ -103,6 +103,25 @@ describe('evaluate', () => {
     expect(result.perQuery).toBeUndefined();
   });
 
+  it('waits for an engine that already holds tools to be ready before the first search', async () => {
+    // An engine handed over after learn(): its model may still be loading.
+    const order: string[] = [];
+    const engine = new OverlapEngine();
+    engine.add(dataset.tools);
+    engine.ready = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push('ready');
+    };
+    const search = engine.search.bind(engine);
+    engine.search = (query, options) => {
+      order.push('search');
+      return search(query, options);
+    };
+    await evaluate(engine, dataset);
+    expect(order[0]).toBe('ready');
+    expect(order.filter((step) => step === 'search')).toHaveLength(dataset.queries.length);
+  });
+
   it('subsamples deterministically with maxQueries', async () => {
     const a = await evaluate(new OverlapEngine(), dataset, { maxQueries: 2, perQuery: true });
     const b = await evaluate(new OverlapEngine(), dataset, { maxQueries: 2, perQuery: true });

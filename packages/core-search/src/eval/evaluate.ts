@@ -66,7 +66,8 @@ export interface EvaluationResult {
 
 /**
  * `engine` is either empty (evaluate adds `dataset.tools` and times it,
- * including ready()) or already holds the dataset's tools (indexMs is null).
+ * including ready()) or already holds the dataset's tools (indexMs is null; its
+ * ready() is still awaited, so no query is answered while the model loads).
  */
 export async function evaluate(
   engine: EvaluableEngine,
@@ -92,6 +93,10 @@ export async function evaluate(
     await engine.ready?.();
     indexMs = performance.now() - start;
     onProgress?.({ phase: 'index', done: dataset.tools.length, total: dataset.tools.length });
+  } else {
+    // An engine handed over with its tools (e.g. after learn()) may still be loading its
+    // model: without this wait the first queries would be answered without the embedding.
+    await engine.ready?.();
   }
 
   const selected = selectQueries(dataset.queries, maxQueries);
@@ -144,8 +149,8 @@ export function percentile(sortedAscending: readonly number[], p: number): numbe
   return sortedAscending[Math.min(Math.max(rank, 1), sortedAscending.length) - 1]!;
 }
 
-/** 32-bit FNV-1a over UTF-16 code units: tiny, stable, well spread. */
-function fnv1a(text: string): number {
+/** 32-bit FNV-1a over UTF-16 code units: tiny, stable, well spread (the subsample order; seeded splits in benchmarks/). */
+export function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
