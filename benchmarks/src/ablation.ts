@@ -13,27 +13,19 @@ import {
   type EvaluationResult,
   evaluate,
   type LabelledQuery,
-  type MetricSummary,
   type QueryOutcome,
   scoreRanking,
   selectQueries,
 } from '@toolsearch/core-search/eval';
+import { runComponents } from './components.js';
 import { type AblationConfig, ablationConfigs } from './configs.js';
 import { impactOf } from './impact.js';
 import { DEFAULT_LATENCY_BUDGET, type LatencyBudget, measureLatency } from './latency.js';
 import { MiniSearchBaseline } from './minisearch-baseline.js';
-import type {
-  ConfigResult,
-  DatasetResult,
-  EmbeddingStatus,
-  QueryFailure,
-  SegmentDelta,
-  SegmentMetrics,
-} from './results.js';
+import type { ConfigResult, DatasetResult, EmbeddingStatus, QueryFailure, SegmentDelta } from './results.js';
+import { OVERALL, segmentMetrics, segmentsOf } from './segments.js';
 
-export const OVERALL = 'overall';
-/** Known segments in reading order; others follow alphabetically. */
-const SEGMENT_ORDER = ['new', 'experienced', 'power'];
+export { OVERALL, segmentMetrics, segmentsOf } from './segments.js';
 export const WORST_PER_SEGMENT = 5;
 
 export const SUBSAMPLE_METHOD =
@@ -50,6 +42,8 @@ export interface AblationOptions {
   latency?: LatencyBudget | false;
   /** false: switch the semantic strategy off (the report then marks embedding configs). */
   embedding?: boolean;
+  /** Also run the component rows (pack, leave-one-server-out pack, learned phrasings: components.ts). */
+  components?: boolean;
   log?: (line: string) => void;
 }
 
@@ -97,8 +91,24 @@ export async function runAblation(dataset: Dataset, options: AblationOptions): P
   const baselines = [await measureBaseline(dataset, queries, segments, limit, latencyBudget)];
   const baselineMs = performance.now() - start;
 
+  start = performance.now();
+  const components = options.components
+    ? (await runComponents(study, { embedding, limit, log })).map(
+        (row): ConfigResult => ({
+          id: row.id,
+          label: row.label,
+          kind: 'component',
+          embeddingUnavailable: !row.lexical && embeddingStatus.status !== 'ready',
+          metrics: segmentMetrics(row.result.metrics, row.result.segments, segments),
+          latency: null,
+        }),
+      )
+    : undefined;
+  qualityMs += performance.now() - start;
+
   const all = configs[0]!;
-  for (const result of [...configs.slice(1), ...baselines]) result.delta = deltas(result, all, segments);
+  for (const result of [...configs.slice(1), ...baselines, ...(components ?? [])])
+    result.delta = deltas(result, all, segments);
 
   const worst = await worstQueries(engine, allOutcomes, segments, limit);
   return {
@@ -116,6 +126,7 @@ export async function runAblation(dataset: Dataset, options: AblationOptions): P
     searchLimit: limit,
     configs,
     baselines,
+    ...(components === undefined ? {} : { components }),
     worst,
     timingsMs: {
       index: indexMs + readyMs,
@@ -170,13 +181,6 @@ function withDerivedToolsets(queries: readonly LabelledQuery[], dataset: Dataset
   });
 }
 
-export function segmentsOf(queries: readonly { segment?: string }[]): string[] {
-  const present = new Set(queries.flatMap((q) => (q.segment === undefined ? [] : [q.segment])));
-  const known = SEGMENT_ORDER.filter((s) => present.has(s));
-  const others = [...present].filter((s) => !SEGMENT_ORDER.includes(s)).sort();
-  return [...known, ...others, OVERALL];
-}
-
 async function probeEmbedding(engine: ToolSearch, query: string, wanted: boolean): Promise<EmbeddingStatus> {
   if (!wanted) return { status: 'disabled', detail: 'switched off with --no-embedding' };
   const response = await engine.search(query, { limit: 1 });
@@ -206,32 +210,6 @@ function configResult(
   if (config.strategy !== undefined) result.strategy = config.strategy;
   result.strategiesRan = evaluation.strategies;
   return result;
-}
-
-function segmentMetrics(
-  overall: MetricSummary,
-  bySegment: Record<string, MetricSummary>,
-  segments: readonly string[],
-): Record<string, SegmentMetrics> {
-  const out: Record<string, SegmentMetrics> = {};
-  for (const segment of segments) {
-    const summary = segment === OVERALL ? overall : bySegment[segment];
-    if (summary !== undefined) out[segment] = fromSummary(summary);
-  }
-  return out;
-}
-
-function fromSummary(s: MetricSummary): SegmentMetrics {
-  return {
-    queries: s.queries,
-    r1: s['recall@1'],
-    r3: s['recall@3'],
-    r5: s['recall@5'],
-    r10: s['recall@10'],
-    mrr: s.mrr,
-    ndcg10: s['ndcg@10'],
-    toolsetAccuracy: s.toolsetAccuracy ?? null,
-  };
 }
 
 export function deltas(

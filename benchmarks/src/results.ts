@@ -45,8 +45,11 @@ export interface LatencyStats {
 export interface ConfigResult {
   id: string;
   label: string;
-  /** "baseline" is the MiniSearch alternative, measured on the same queries. */
-  kind: ConfigKind | 'baseline';
+  /**
+   * "baseline" is the MiniSearch alternative, measured on the same queries; "component" a
+   * row of components.ts (pack, leave-one-server-out pack, learned phrasings: engines of their own).
+   */
+  kind: ConfigKind | 'baseline' | 'component';
   strategy?: StrategyName;
   /** Strategies that ran for at least one query (from the engine's responses); absent for the baseline. */
   strategiesRan?: StrategyName[];
@@ -95,6 +98,8 @@ export interface DatasetResult {
   searchLimit: number;
   configs: ConfigResult[];
   baselines: ConfigResult[];
+  /** The pack, leave-one-server-out pack and learned phrasings, each with and without the embedding (components.ts). */
+  components?: ConfigResult[];
   worst: Record<string, QueryFailure[]>;
   /** Wall time of each phase: index (construction + ready), quality and latency over all configs, the baseline (both). */
   timingsMs: { index: number; ready: number; quality: number; latency: number; baseline: number };

@@ -11,25 +11,23 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readDataset } from '@toolsearch/core-search/eval';
 import { runAblation } from './ablation.js';
 import { formatCompare, runCompare, writeCompare } from './compare.js';
 import { runMeta } from './environment.js';
 import { IMPACT_DOC } from './impact.js';
+import { HERE, REPO, RESULTS, SHARED_DATASETS } from './paths.js';
 import { renderConsoleSummary } from './report/console.js';
 import { renderMarkdown } from './report/markdown.js';
 import { renderHeatmap } from './report/svg.js';
 import type { DatasetResult, StudyResult } from './results.js';
 import { runScaleBenchmark } from './scale.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO = resolve(HERE, '../..');
-const RESULTS = join(REPO, 'benchmarks/results');
 const FIXTURE_QUERIES = join(REPO, 'fixtures/queries/toolsearch-queries.json');
-const SHARED_DATASETS = join(REPO, '../shared/datasets');
+/** New-user queries written after the pack was frozen, without seeing it: a dataset of its own. */
+const HOLDOUT_QUERIES = join(REPO, 'fixtures/queries/new-users-holdout.json');
 const PARTS = ['ablation', 'scale', 'embedding', 'compare'] as const;
 type Part = (typeof PARTS)[number];
 
@@ -90,19 +88,25 @@ async function fixtureAblation(cli: Cli): Promise<void> {
     log(`ablation: ${relative(REPO, FIXTURE_QUERIES)} does not exist yet; skipped`);
     return;
   }
-  const dataset = readDataset(FIXTURE_QUERIES);
-  const result = await runAblation(dataset, {
-    file: relative(REPO, FIXTURE_QUERIES),
-    ...(cli.maxQueries === undefined ? {} : { maxQueries: cli.maxQueries }),
-    embedding: cli.embedding,
-    ...(cli.latency ? {} : { latency: false as const }),
-    log,
-  });
+  const datasets: DatasetResult[] = [];
+  for (const file of [FIXTURE_QUERIES, HOLDOUT_QUERIES]) {
+    if (!existsSync(file)) {
+      log(`ablation: ${relative(REPO, file)} does not exist; skipped`);
+      continue;
+    }
+    datasets.push(
+      await runAblation(readDataset(file), {
+        file: relative(REPO, file),
+        ...(cli.maxQueries === undefined ? {} : { maxQueries: cli.maxQueries }),
+        embedding: cli.embedding,
+        components: true,
+        ...(cli.latency ? {} : { latency: false as const }),
+        log,
+      }),
+    );
+  }
   meta.wallTimeMs = performance.now() - start;
-  writeStudy(
-    { study: 'ablation', meta, impactRule: IMPACT_DOC, datasets: [result], skipped: [] },
-    'ablation',
-  );
+  writeStudy({ study: 'ablation', meta, impactRule: IMPACT_DOC, datasets, skipped: [] }, 'ablation');
 }
 
 async function externalAblation(cli: Cli): Promise<void> {

@@ -78,6 +78,7 @@ function datasetSection(d: DatasetResult): string[] {
     '',
     ...whoNeedsWhat(d),
     '',
+    ...componentTables(d),
     '### All configurations',
     '',
     ...headlineTable(d),
@@ -93,6 +94,40 @@ function datasetSection(d: DatasetResult): string[] {
     '',
   ];
   for (const segment of d.segments) lines.push(...worstTable(segment, d.worst[segment] ?? [], d.searchLimit));
+  return lines;
+}
+
+/**
+ * The issue 13 rows (components.ts): pack, no pack, leave-one-server-out pack and learned
+ * phrasings, each with and without the embedding, one table per segment. Empty when the run had none.
+ */
+export function componentTables(d: DatasetResult): string[] {
+  if (d.components === undefined || d.components.length === 0) return [];
+  const lines = [
+    '### Phrasings, learned phrasings and the embedding',
+    '',
+    'Each with engines of its own (`benchmarks/src/components.ts`): the shipped phrasing pack (the default), no pack, ' +
+      "a leave-one-server-out pack (each query without the pack entries of its relevant tools' servers), and " +
+      'the pack plus learned phrasings (the queries cut into 5 folds by query, seeded; each query answered by an engine ' +
+      "that learned the other folds' queries through `engine.learn`, never its own); " +
+      '"no embedding" is the same engines with the embedding switched off.',
+    '',
+  ];
+  for (const segment of d.segments) {
+    const n = d.components.find((c) => c.metrics[segment] !== undefined)?.metrics[segment]?.queries ?? 0;
+    lines.push(
+      `#### ${segment} (${n} queries)`,
+      '',
+      '| configuration | R@1 | R@5 | R@10 | MRR | nDCG@10 |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const config of d.components) {
+      const m = config.metrics[segment];
+      const cells = [metric(m?.r1), metric(m?.r5), metric(m?.r10), metric(m?.mrr), metric(m?.ndcg10)];
+      lines.push(`| ${cell(rowLabel(config))} | ${cells.join(' | ')} |`);
+    }
+    lines.push('');
+  }
   return lines;
 }
 

@@ -1,0 +1,236 @@
+/**
+ * `pnpm bench:readme`: renders the README's measured tables from benchmarks/results/*.json,
+ * between marker comments, so the figures quoted are the figures measured.
+ * benchmarks/test/readme.test.ts fails when the README and the results disagree.
+ *
+ *   <!-- generated:NAME: pnpm bench:readme -->
+ *   ...table...
+ *   <!-- /generated:NAME -->
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type FusedResult, fusedLosses } from './fused-lexical.js';
+import type { LearningResult } from './learning.js';
+import { isMain, REPO, RESULTS } from './paths.js';
+import { metric, ms } from './report/format.js';
+import type { DatasetResult, RunMeta, SegmentMetrics, StudyResult } from './results.js';
+
+export const README = join(REPO, 'README.md');
+
+export interface ReadmeResults {
+  ablation: StudyResult | undefined;
+  learning: LearningResult | undefined;
+  fused: FusedResult | undefined;
+}
+
+export function readResults(dir = RESULTS): ReadmeResults {
+  const read = <T>(file: string): T | undefined =>
+    existsSync(join(dir, file)) ? (JSON.parse(readFileSync(join(dir, file), 'utf8')) as T) : undefined;
+  return {
+    ablation: read<StudyResult>('ablation.json'),
+    learning: read<LearningResult>('learning.json'),
+    fused: read<FusedResult>('fused-lexical.json'),
+  };
+}
+
+function measured(meta: RunMeta, file: string, command: string): string {
+  return `Commit \`${meta.commit}\`${meta.dirty ? ' (uncommitted changes)' : ''}, ${meta.date.slice(0, 10)}, \`${command}\`: [${file}](benchmarks/results/${file}).`;
+}
+
+/** The quality table's columns: component rows (components.ts) by id. */
+const QUALITY_COLUMNS: readonly { id: string; label: string }[] = [
+  { id: 'pack-lexical', label: 'lexical-only' },
+  { id: 'pack', label: 'fused (default)' },
+  { id: 'no-pack', label: 'no pack' },
+  { id: 'pack-loso', label: 'pack, leave-one-server-out' },
+  { id: 'learned', label: 'pack + learned (5-fold)' },
+];
+
+interface QualityRows {
+  name: string;
+  segments: string[];
+  rows: readonly { id: string; metrics: Record<string, SegmentMetrics> }[];
+}
+
+function fixtureRows(d: DatasetResult): QualityRows {
+  return {
+    name: d.file.replace(/^fixtures\/queries\//, '').replace(/\.json$/, ''),
+    segments: d.segments,
+    rows: d.components ?? [],
+  };
+}
+
+/** Fixtures and holdout (ablation.json) then the public datasets (fused-lexical.json): R@5 / MRR per column. */
+export function qualityTable(ablation: StudyResult | undefined, fused: FusedResult | undefined): string[] {
+  const groups: QualityRows[] = [
+    ...(ablation?.datasets.filter((d) => d.components !== undefined).map(fixtureRows) ?? []),
+    ...(fused?.datasets.map((d) => ({ name: d.key, segments: d.segments, rows: d.rows })) ?? []),
+  ];
+  const sources = [
+    ...(ablation ? [measured(ablation.meta, 'ablation.md', 'pnpm bench --only ablation')] : []),
+    ...(fused ? [measured(fused.meta, 'fused-lexical.md', fused.command)] : []),
+  ];
+  const lines = [
+    `${sources.join(' ')} Cells are R@5 / MRR; – where the pack recognises none of the tools.`,
+    '',
+    `| dataset, segment (queries) | ${QUALITY_COLUMNS.map((c) => c.label).join(' | ')} |`,
+    `| --- | ${QUALITY_COLUMNS.map(() => '---:').join(' | ')} |`,
+  ];
+  for (const group of groups) {
+    for (const segment of group.segments) {
+      const cells = QUALITY_COLUMNS.map((c) => {
+        const m = group.rows.find((row) => row.id === c.id)?.metrics[segment];
+        return m ? `${metric(m.r5)} / ${metric(m.mrr)}` : '–';
+      });
+      const n = group.rows[0]?.metrics[segment]?.queries ?? 0;
+      const label = group.segments.length > 1 ? `${group.name}, ${segment}` : group.name;
+      lines.push(`| ${label} (${n.toLocaleString('en-US')}) | ${cells.join(' | ')} |`);
+    }
+  }
+  return lines;
+}
+
+/** One line: where all defaults are below lexical-only in R@5 or MRR, over every dataset and segment measured. */
+export function lossesLine(ablation: StudyResult | undefined, fused: FusedResult | undefined): string[] {
+  const losses = fusedLosses([
+    ...(ablation?.datasets.map((d) => ({
+      key: fixtureRows(d).name,
+      segments: d.segments,
+      rows: d.components ?? [],
+    })) ?? []),
+    ...(fused?.datasets ?? []),
+  ]);
+  return [
+    losses.length === 0
+      ? '**Fused below lexical-only:** nowhere. All defaults are at or above `--disable embedding` in R@5 and MRR on every dataset and segment above.'
+      : `**Fused below lexical-only** (R@5 or MRR, all defaults against \`--disable embedding\`): ${losses.join('; ')}.`,
+  ];
+}
+
+/** The strategy ablation on the fixtures: R@5 per segment and p50 latency, for every configuration and the baseline. */
+export function strategyTable(ablation: StudyResult): string[] {
+  const d = ablation.datasets[0];
+  if (!d) return [];
+  const lines = [
+    `${measured(ablation.meta, 'ablation.md', 'pnpm bench --only ablation')} R@5 on \`${d.file}\` (${d.queries} queries).`,
+    '',
+    `| configuration | ${d.segments.join(' | ')} | p50 ms |`,
+    `| --- | ${d.segments.map(() => '---:').join(' | ')} | ---: |`,
+  ];
+  for (const c of [...d.configs, ...d.baselines]) {
+    const cells = d.segments.map((segment) => metric(c.metrics[segment]?.r5));
+    lines.push(`| ${c.label} | ${cells.join(' | ')} | ${c.latency ? ms(c.latency.p50Ms) : '–'} |`);
+  }
+  return lines;
+}
+
+/** On the held-out split after learning 0/10/50/100% of the history: R@5 / MRR / nDCG@10, fused and lexical. */
+export function learningTable(learning: LearningResult): string[] {
+  const fractions = learning.curves[0]?.points.map((p) => p.fraction) ?? [];
+  const lines = [
+    `${measured(learning.meta, 'learning.md', learning.command)} Test split only; cells are R@5 / MRR / nDCG@10 ` +
+      'with all defaults, and lexical-only below.',
+    '',
+    `| dataset (test queries) | ranking | ${fractions.map((f) => `${Math.round(f * 100)}% of history`).join(' | ')} |`,
+    `| --- | --- | ${fractions.map(() => '---:').join(' | ')} |`,
+  ];
+  for (const curve of learning.curves) {
+    for (const mode of ['fused', 'lexical'] as const) {
+      const cells = curve.points.map((p) => {
+        const m = p[mode].overall;
+        return m ? `${metric(m.r5)} / ${metric(m.mrr)} / ${metric(m.ndcg10)}` : '–';
+      });
+      const label = mode === 'fused' ? `${curve.key} (${curve.test})` : '';
+      lines.push(`| ${label} | ${mode === 'fused' ? 'fused' : 'lexical-only'} | ${cells.join(' | ')} |`);
+    }
+  }
+  return lines;
+}
+
+export function renderBlocks(results: ReadmeResults): Record<string, string> {
+  const blocks: Record<string, string> = {};
+  if (results.ablation || results.fused) {
+    blocks['quality-table'] = qualityTable(results.ablation, results.fused).join('\n');
+    blocks['fused-losses'] = lossesLine(results.ablation, results.fused).join('\n');
+  }
+  if (results.ablation) blocks['strategy-table'] = strategyTable(results.ablation).join('\n');
+  if (results.learning) blocks['learning-table'] = learningTable(results.learning).join('\n');
+  for (const [name, text] of Object.entries(blocks)) blocks[name] = alignTables(text);
+  return blocks;
+}
+
+/**
+ * Pads a block's table cells to equal widths (right-aligned where the rule says `---:`),
+ * so the README reads as a table in plain text too. Other lines pass through.
+ */
+export function alignTables(text: string): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    if (!lines[i]!.startsWith('|')) {
+      out.push(lines[i]!);
+      i++;
+      continue;
+    }
+    const table: string[][] = [];
+    while (i < lines.length && lines[i]!.startsWith('|')) {
+      table.push(
+        lines[i]!.slice(1, -1)
+          .split(' | ')
+          .map((c) => c.trim()),
+      );
+      i++;
+    }
+    const rule = table[1] ?? [];
+    const right = rule.map((c) => c.endsWith(':'));
+    const widths = rule.map((_, col) =>
+      Math.max(3, ...table.map((row, r) => (r === 1 ? 3 : (row[col] ?? '').length))),
+    );
+    for (const [r, row] of table.entries()) {
+      const cells = widths.map((w, col) => {
+        if (r === 1) return right[col] ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w);
+        const c = row[col] ?? '';
+        return right[col] ? c.padStart(w) : c.padEnd(w);
+      });
+      out.push(`| ${cells.join(' | ')} |`);
+    }
+  }
+  return out.join('\n');
+}
+
+function markers(name: string): { open: string; close: string } {
+  return { open: `<!-- generated:${name}: pnpm bench:readme -->`, close: `<!-- /generated:${name} -->` };
+}
+
+/** The README with each block's text between its markers. Throws when a marker pair is missing. */
+export function replaceBlocks(readme: string, blocks: Record<string, string>): string {
+  let out = readme;
+  for (const [name, text] of Object.entries(blocks)) {
+    const { open, close } = markers(name);
+    const start = out.indexOf(open);
+    const end = out.indexOf(close);
+    if (start < 0 || end < start)
+      throw new Error(`bench:readme: README has no "${open}" ... "${close}" block`);
+    out = `${out.slice(0, start + open.length)}\n${text}\n${out.slice(end)}`;
+  }
+  return out;
+}
+
+/** The text between a block's markers, or undefined. */
+export function blockOf(readme: string, name: string): string | undefined {
+  const { open, close } = markers(name);
+  const start = readme.indexOf(open);
+  const end = readme.indexOf(close);
+  if (start < 0 || end < start) return undefined;
+  return readme
+    .slice(start + open.length, end)
+    .replace(/^\n/, '')
+    .replace(/\n$/, '');
+}
+
+if (isMain(import.meta.url)) {
+  const blocks = renderBlocks(readResults());
+  writeFileSync(README, replaceBlocks(readFileSync(README, 'utf8'), blocks));
+  process.stderr.write(`bench:readme: wrote ${Object.keys(blocks).join(', ')} into README.md\n`);
+}
