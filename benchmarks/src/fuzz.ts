@@ -13,6 +13,7 @@
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
@@ -168,6 +169,6 @@ const out = join(REPO, 'benchmarks/results/fuzz.json');
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(
   out,
-  `${JSON.stringify({ meta: runMeta(REPO), command: 'pnpm bench:fuzz', targetMs: TARGET_MS, library, gateway }, null, 2)}\n`,
+  `${JSON.stringify({ meta: { ...runMeta(REPO), loadavg: Math.round(loadavg()[0]! * 10) / 10 }, command: 'pnpm bench:fuzz', targetMs: TARGET_MS, library, gateway }, null, 2)}\n`,
 );
 log(`wrote ${out}`);

@@ -21,6 +21,49 @@ export interface ReadmeResults {
   ablation: StudyResult | undefined;
   learning: LearningResult | undefined;
   fused: FusedResult | undefined;
+  /** scripts/release-test.mjs --record under Node 20 and 24. */
+  release?: { node20: ReleaseResult | undefined; node24: ReleaseResult | undefined };
+  /** pnpm bench:fuzz. */
+  fuzz?: FuzzResult | undefined;
+}
+
+/** What scripts/release-test.mjs --record writes (the fields the README quotes). */
+export interface ReleaseResult {
+  meta: RunMeta & { loadavg?: number };
+  tarballs: Record<string, number>;
+  install: { mode: string; seconds: number; packages: number };
+  nodeModules: { diskMB: number; apparentMB: number };
+  cli: { query: string; firstSearchSeconds: number; secondSearchSeconds: number };
+  gatewayHandshakeSeconds: number | null;
+}
+
+/** What benchmarks/src/fuzz.ts writes (the fields the README quotes). */
+export interface FuzzResult {
+  meta: RunMeta & { loadavg?: number };
+  targetMs: number;
+  library: {
+    tools: number;
+    queries: number;
+    maxChars: number;
+    p50Ms: number;
+    p99Ms: number;
+    worstMs: number;
+    withinTarget: boolean;
+    worst: { family: string; chars: number; ms: number }[];
+  };
+  gateway: {
+    tools: number;
+    bigQueryChars: number;
+    bigQueryWorstMs: number;
+    otherAlone: { searches: number; p50Ms: number; p99Ms: number; worstMs: number };
+    otherDuring: { searches: number; p50Ms: number; p99Ms: number; worstMs: number };
+    worstDelayMs: number;
+    noiseMs: number;
+    p99DelayMs: number;
+    gatewayCpuMsPer4MbQuery: number;
+    withinTarget: boolean;
+    cpuWithinTarget: boolean;
+  };
 }
 
 export function readResults(dir = RESULTS): ReadmeResults {
@@ -30,6 +73,11 @@ export function readResults(dir = RESULTS): ReadmeResults {
     ablation: read<StudyResult>('ablation.json'),
     learning: read<LearningResult>('learning.json'),
     fused: read<FusedResult>('fused-lexical.json'),
+    release: {
+      node20: read<ReleaseResult>('release-node20.json'),
+      node24: read<ReleaseResult>('release-node24.json'),
+    },
+    fuzz: read<FuzzResult>('fuzz.json'),
   };
 }
 
@@ -147,6 +195,64 @@ export function learningTable(learning: LearningResult): string[] {
   return lines;
 }
 
+const seconds = (s: number | null | undefined) => (s === null || s === undefined ? '–' : `${s.toFixed(1)} s`);
+
+/** The release test under Node 20 and 24: install size, install time, CLI and gateway times. */
+export function releaseTable(node20: ReleaseResult | undefined, node24: ReleaseResult | undefined): string[] {
+  const runs = [
+    ['Node 20', node20],
+    ['Node 24', node24],
+  ].filter((r): r is [string, ReleaseResult] => r[1] !== undefined);
+  const row = (label: string, cell: (r: ReleaseResult) => string) =>
+    `| ${label} | ${runs.map(([, r]) => cell(r)).join(' | ')} |`;
+  const sources = runs.map(
+    ([name, r]) =>
+      `${name}: commit \`${r.meta.commit}\`${r.meta.dirty ? ' (uncommitted changes)' : ''}, ${r.meta.date.slice(0, 10)}, [release-node${name.slice(5)}.json](benchmarks/results/release-node${name.slice(5)}.json).`,
+  );
+  return [
+    `\`node scripts/release-test.mjs --record\`. ${sources.join(' ')} Wall times on a shared 2-core machine, at the load average in the last row.`,
+    '',
+    `| release test | ${runs.map(([name]) => name).join(' | ')} |`,
+    `| --- | ${runs.map(() => '---:').join(' | ')} |`,
+    row(
+      '`node_modules` on disk (apparent)',
+      (r) => `${r.nodeModules.diskMB.toFixed(1)} MB (${r.nodeModules.apparentMB.toFixed(1)} MB)`,
+    ),
+    row('tarballs (core-search + mcp-adapter)', (r) =>
+      Object.values(r.tarballs)
+        .map((bytes) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.round(bytes / 1e3)} kB`))
+        .join(' + '),
+    ),
+    row('packages installed, install scripts', (r) => `${r.install.packages}, none`),
+    row('`npm install` of both tarballs', (r) => `${seconds(r.install.seconds)} (${r.install.mode})`),
+    row('first CLI search (cold embedding cache)', (r) => seconds(r.cli.firstSearchSeconds)),
+    row('second CLI search', (r) => seconds(r.cli.secondSearchSeconds)),
+    row('gateway: spawn, initialize, tools/list', (r) => seconds(r.gatewayHandshakeSeconds)),
+    row('machine load average during the run', (r) =>
+      r.meta.loadavg === undefined ? '–' : String(Math.round(r.meta.loadavg)),
+    ),
+  ];
+}
+
+/** bench:fuzz: the library's worst query and the gateway under 4 MB queries. */
+export function fuzzTable(fuzz: FuzzResult): string[] {
+  const { library: l, gateway: g, targetMs } = fuzz;
+  const worst = l.worst[0];
+  const triple = (s: { p50Ms: number; p99Ms: number; worstMs: number }) =>
+    `${ms(s.p50Ms)} / ${ms(s.p99Ms)} / ${ms(s.worstMs)} ms`;
+  return [
+    `${measured(fuzz.meta, 'fuzz.json', 'pnpm bench:fuzz')}`,
+    '',
+    '| measurement | result | target |',
+    '| --- | --- | --- |',
+    `| library, ${l.tools} tools: ${l.queries} queries up to ${(l.maxChars / 1e6).toFixed(0)} MB, p50 / p99 / worst | ${ms(l.p50Ms)} / ${ms(l.p99Ms)} / ${ms(l.worstMs)} ms${worst ? ` (worst: ${worst.family.replace(/"/g, '`')}, ${worst.chars} chars)` : ''} | no query > ${targetMs} ms: ${l.withinTarget ? 'met' : 'not met'} |`,
+    `| gateway, ${g.tools} tools: another session's search alone (${g.otherAlone.searches}), p50 / p99 / worst | ${triple(g.otherAlone)} | |`,
+    `| the same while one session sends 4 MB queries (${g.otherDuring.searches}), p50 / p99 / worst | ${triple(g.otherDuring)} (each 4 MB query ≤ ${ms(g.bigQueryWorstMs)} ms) | |`,
+    `| gateway CPU per 4 MB \`search_tools\` query (body, parse, checks, search) | ${ms(g.gatewayCpuMsPer4MbQuery)} ms | delay ≤ ${targetMs} ms: ${g.cpuWithinTarget ? 'met (CPU bound)' : 'not met'} |`,
+    `| worst search during 4 MB queries over the lone median | ${ms(g.worstDelayMs)} ms (noise floor, lone worst over lone median: ${ms(g.noiseMs)} ms; p99 +${ms(g.p99DelayMs)} ms) | ${g.withinTarget ? 'met' : 'not shown by wall clock'} |`,
+  ];
+}
+
 export function renderBlocks(results: ReadmeResults): Record<string, string> {
   const blocks: Record<string, string> = {};
   if (results.ablation || results.fused) {
@@ -155,6 +261,9 @@ export function renderBlocks(results: ReadmeResults): Record<string, string> {
   }
   if (results.ablation) blocks['strategy-table'] = strategyTable(results.ablation).join('\n');
   if (results.learning) blocks['learning-table'] = learningTable(results.learning).join('\n');
+  if (results.release?.node20 || results.release?.node24)
+    blocks['release-table'] = releaseTable(results.release.node20, results.release.node24).join('\n');
+  if (results.fuzz) blocks['fuzz-table'] = fuzzTable(results.fuzz).join('\n');
   for (const [name, text] of Object.entries(blocks)) blocks[name] = alignTables(text);
   return blocks;
 }

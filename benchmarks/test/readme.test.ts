@@ -11,8 +11,10 @@ describe('README tables generated from benchmarks/results', () => {
     const blocks = renderBlocks(readResults());
     expect(Object.keys(blocks).sort()).toEqual([
       'fused-losses',
+      'fuzz-table',
       'learning-table',
       'quality-table',
+      'release-table',
       'strategy-table',
     ]);
     for (const [name, text] of Object.entries(blocks)) {
