@@ -241,7 +241,7 @@ export function fuzzTable(fuzz: FuzzResult): string[] {
   const triple = (s: { p50Ms: number; p99Ms: number; worstMs: number }) =>
     `${ms(s.p50Ms)} / ${ms(s.p99Ms)} / ${ms(s.worstMs)} ms`;
   return [
-    `${measured(fuzz.meta, 'fuzz.json', 'pnpm bench:fuzz')}`,
+    `${measured(fuzz.meta, 'fuzz.json', 'pnpm bench:fuzz')}${fuzz.meta.loadavg === undefined ? '' : ` Load average ${fuzz.meta.loadavg} on ${fuzz.meta.machine.cores} cores.`}`,
     '',
     '| measurement | result | target |',
     '| --- | --- | --- |',
