@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { countOf, quoteQuery } from './analysis/summarize.js';
 import { type Dataset, readDataset } from './dataset.js';
+import { DEFAULTS } from './defaults.js';
 import { ToolSearch } from './engine.js';
 import { ENRICH_DEFAULTS, enrichTools } from './enrich.js';
 import { ToolSearchError } from './errors.js';
@@ -55,7 +56,7 @@ const SEARCH_HELP = `Usage: toolsearch search <query> [options]
 Options:
   --tools FILE       JSON array of tools, an MCP tools/list result, or a dataset file
                      (default: the bundled registry, 480 real tools of 27 MCP servers)
-  --limit N          Number of results, 1-1000 (default 10)
+  --limit N          Number of results, 1-${DEFAULTS.search.maxLimit} (default ${DEFAULTS.search.limit})
   --toolset NAME     Only tools of this toolset (comma-separate several)
   --disable LIST     Strategies to switch off, comma-separated: ${STRATEGY_NAMES.join(', ')}
   --json             Print the SearchResponse as JSON (tool definitions only with --explain)
@@ -78,7 +79,7 @@ Options:
   --max-queries N    Evaluate a deterministic subsample of N queries (chosen by a hash of the id)
   --per-query FILE   Also write each query's metrics, top 10 names and latency to FILE (JSON;
                      one dataset only)
-  --limit N          Results fetched per query, 10-1000 (default 20; MRR counts within them)
+  --limit N          Results fetched per query, 10-${DEFAULTS.search.maxLimit} (default ${DEFAULTS.eval.limit}; MRR counts within them)
   --json             Print one JSON object per dataset, one per line: {dataset, queries,
                      strategies, metrics, segments, indexMs, p50Ms, p95Ms}, and with --compare
                      also compare: {disabled, strategies, metrics, segments, p50Ms, p95Ms}
@@ -104,9 +105,9 @@ Options:
   --endpoint URL     Base URL of the API, e.g. http://127.0.0.1:11434/v1
   --model NAME       Model name the endpoint knows
   --out FILE         Write the tools here (default: stdout)
-  --concurrency N    Requests at once, 1-64 (default ${ENRICH_DEFAULTS.concurrency})
+  --concurrency N    Requests at once, 1-${ENRICH_DEFAULTS.maxConcurrency} (default ${ENRICH_DEFAULTS.concurrency})
   --timeout MS       Time budget of one request (default ${ENRICH_DEFAULTS.timeoutMs})
-  --retries N        Retries after a timeout, HTTP 429/5xx or malformed answer, 0-10 (default ${ENRICH_DEFAULTS.retries})
+  --retries N        Retries after a timeout, HTTP 429/5xx or malformed answer, 0-${ENRICH_DEFAULTS.maxRetries} (default ${ENRICH_DEFAULTS.retries})
   --no-cache         Neither read nor write the cache
   -h, --help         Show this help
 
@@ -150,7 +151,10 @@ async function runSearch(args: string[]): Promise<void> {
   if (values.help) return write(SEARCH_HELP);
   const query = positionals.join(' ');
   if (query.trim() === '') throw new UsageError('missing <query>', 'search');
-  const options: SearchOptions = { limit: integerOption('search', '--limit', values.limit, 1, 1000) ?? 10 };
+  const options: SearchOptions = {
+    limit:
+      integerOption('search', '--limit', values.limit, 1, DEFAULTS.search.maxLimit) ?? DEFAULTS.search.limit,
+  };
   const disable = strategyList('search', '--disable', values.disable);
   if (disable.length > 0) options.disable = disable;
   if (values.toolset !== undefined) options.toolsets = list(values.toolset);
@@ -195,9 +199,15 @@ async function runEnrich(args: string[]): Promise<void> {
   for (const flag of ['tools', 'endpoint', 'model'] as const)
     if (values[flag] === undefined) throw new UsageError(`--${flag} is required`, 'enrich');
   const { tools } = readDataset(values.tools as string);
-  const concurrency = integerOption('enrich', '--concurrency', values.concurrency, 1, 64);
-  const timeoutMs = integerOption('enrich', '--timeout', values.timeout, 1, 3_600_000);
-  const retries = integerOption('enrich', '--retries', values.retries, 0, 10);
+  const concurrency = integerOption(
+    'enrich',
+    '--concurrency',
+    values.concurrency,
+    1,
+    ENRICH_DEFAULTS.maxConcurrency,
+  );
+  const timeoutMs = integerOption('enrich', '--timeout', values.timeout, 1, ENRICH_DEFAULTS.maxTimeoutMs);
+  const retries = integerOption('enrich', '--retries', values.retries, 0, ENRICH_DEFAULTS.maxRetries);
   const apiKey = process.env.TOOLSEARCH_ENRICH_API_KEY || process.env.OPENAI_API_KEY || undefined;
   const report = await enrichTools(tools, {
     endpoint: values.endpoint as string,
@@ -265,7 +275,8 @@ async function runEval(args: string[]): Promise<void> {
     1,
     Number.MAX_SAFE_INTEGER,
   );
-  const limit = integerOption('eval', '--limit', values.limit, 10, 1000) ?? 20;
+  const limit =
+    integerOption('eval', '--limit', values.limit, 10, DEFAULTS.search.maxLimit) ?? DEFAULTS.eval.limit;
   const disable = strategyList('eval', '--disable', values.disable);
   const compare =
     values.compare === undefined ? undefined : strategyList('eval', '--compare', values.compare);

@@ -171,6 +171,12 @@ export const DEFAULTS = {
     minPrefixLength: 3,
     /** At most this many vocabulary completions per query word (shortest first). */
     maxExpansions: 30,
+    /**
+     * A completion weighs (prefix length / completion length), floored here: "auth" should
+     * still find "authentication" without a long completion of a short word counting for
+     * nothing. Set with the prefix strategy (f7ba05d), not swept on its own.
+     */
+    minCompletionWeight: 0.3,
   },
 
   ngram: {
@@ -208,6 +214,20 @@ export const DEFAULTS = {
     maxLimit: 1000,
     /** Alternative phrasings of one need that searchAlternatives fuses with the query. */
     maxAlternatives: 3,
+    /**
+     * An unknown toolset's error lists at most this many names, the closest spellings when
+     * there are more (a dataset can have thousands): a screenful, not a dump.
+     */
+    maxChoicesListed: 20,
+  },
+
+  /** Evaluation (eval/evaluate.ts, `toolsearch eval`). */
+  eval: {
+    /**
+     * Results fetched per query: R@10 and nDCG@10 need 10, and MRR counts a first relevant
+     * hit down to this rank (past it a query scores 0), so 20 keeps late hits visible.
+     */
+    limit: 20,
   },
 
   /**
@@ -234,6 +254,28 @@ export const DEFAULTS = {
     spellerMaxWordLength: 24,
     /** Distinct text chunks whose token ids the static embedder memoises (cleared when full). */
     maxMemoChunks: 200_000,
+    /**
+     * The weights a model folder or hub model is loaded in (onnx/model_quantized.onnx): the
+     * bundled model ships only these, and int8 is a quarter of fp32's download and memory.
+     * Not chosen on a dataset; `embedding.dtype` overrides it.
+     */
+    dtype: 'q8',
+    /**
+     * Texts per embedder call while indexing. Set with the embedding strategy (26eb9bf), not
+     * swept: it trades per-call overhead against the padded input of one call, and changes
+     * indexing time and peak memory, not rankings. `embedding.batchSize` overrides it.
+     */
+    batchSize: 64,
+    /**
+     * Queries with more content words than this get a smaller embedding weight, falling with
+     * the square of the length: a long request written close to the API wording shares
+     * enough words with its tools for the lexical strategies, and a bag-of-words vector of
+     * it blurs towards the average tool. Chosen on all datasets as a whole (the shape of the
+     * curve, not per query; cee56bf).
+     */
+    lengthPivot: 14,
+    /** Below this many documents an add is quick enough not to report progress (onProgress). */
+    progressMinDocs: 1000,
   },
 
   /**
@@ -288,11 +330,53 @@ export const DEFAULTS = {
       // .913/.840, fixtures .937/.904 vs .928/.899, MCPToolBench++ MRR .969 vs .963,
       // Seal-Tools .866/.9666 vs .864/.9665, BFCL and MetaTool (600-query samples) higher.
       // `toolsearch eval --dataset D --compare embedding`. Longer queries fade further, see
-      // embedding/retriever.ts.
+      // embedding.lengthPivot.
       embedding: 0.1,
     },
   } satisfies Record<QueryShape, Record<StrategyName, number>>,
 } as const;
+
+/**
+ * `toolsearch enrich` / enrichTools: the chat requests that write phrasings, and their bounds.
+ * Set with enrichment (98de7b5) for a local server or a hosted API; none is tuned on a
+ * dataset (the phrasings' effect is measured in DESIGN.md, not these settings').
+ */
+export const ENRICH_DEFAULTS = {
+  /** Requests in flight at once (a local server or a hosted API's rate limit); at most maxConcurrency. */
+  concurrency: 4,
+  maxConcurrency: 64,
+  /** One request's time budget. */
+  timeoutMs: 60_000,
+  /** Further attempts after a timeout, a 429/5xx or a malformed answer. */
+  retries: 3,
+  /** Retries one may ask for: with doubling backoff, 10 already wait minutes. */
+  maxRetries: 10,
+  /** The CLI's --timeout bound: one hour for one request is already a hang. */
+  maxTimeoutMs: 3_600_000,
+  /** First retry delay; doubles each attempt. */
+  backoffMs: 500,
+  /** Phrasings asked for and kept per tool. */
+  minPhrasings: 8,
+  maxPhrasings: 12,
+  /** An answer with fewer valid phrasings is malformed. */
+  minValid: 4,
+  /** Characters of one phrasing. */
+  minChars: 3,
+  maxChars: 200,
+  /** Bytes of one HTTP answer read at most. */
+  maxAnswerBytes: 256 * 1024,
+  /** Characters of a tool description put in the prompt. */
+  maxDescriptionChars: 1500,
+  /** Parameter names put in the prompt: enough to say what a tool takes, not a schema dump. */
+  maxParams: 20,
+  /**
+   * Sampling temperature: varied wording across a tool's phrasings rather than the one most
+   * likely sentence. Set with enrichment (98de7b5), not swept.
+   */
+  temperature: 0.7,
+  /** Tools one run may enrich. */
+  maxTools: 50_000,
+} as const satisfies Record<string, number>;
 
 /** The BM25F fields of a document, in posting order (corpus.ts packs counts in this order). */
 export const FIELD_NAMES = [

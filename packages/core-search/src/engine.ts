@@ -755,7 +755,7 @@ function describeToolset(docs: readonly IndexedDoc[]): string {
  * Names to offer when a name was not found: all of them when they are few, else the
  * closest spellings to `wanted` (a dataset can have thousands of toolsets).
  */
-function choices(known: string[], wanted: string, max = 20): string {
+function choices(known: string[], wanted: string, max: number = DEFAULTS.search.maxChoicesListed): string {
   const sorted = [...known].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (sorted.length <= max) return sorted.join(', ');
   const near = sorted

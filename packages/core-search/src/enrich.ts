@@ -13,34 +13,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ENRICH_DEFAULTS } from './defaults.js';
 import { defaultCacheDir } from './embedding/disk-cache.js';
 import { ToolSearchError } from './errors.js';
 import type { ToolDefinition } from './types.js';
 
-export const ENRICH_DEFAULTS = {
-  /** Requests in flight at once. */
-  concurrency: 4,
-  /** One request's time budget. */
-  timeoutMs: 60_000,
-  /** Further attempts after a timeout, a 429/5xx or a malformed answer. */
-  retries: 3,
-  /** First retry delay; doubles each attempt. */
-  backoffMs: 500,
-  /** Phrasings asked for and kept per tool. */
-  minPhrasings: 8,
-  maxPhrasings: 12,
-  /** An answer with fewer valid phrasings is malformed. */
-  minValid: 4,
-  /** Characters of one phrasing. */
-  minChars: 3,
-  maxChars: 200,
-  /** Bytes of one HTTP answer read at most. */
-  maxAnswerBytes: 256 * 1024,
-  /** Characters of a tool description put in the prompt. */
-  maxDescriptionChars: 1500,
-  /** Tools one run may enrich. */
-  maxTools: 50_000,
-} as const satisfies Record<string, number>;
+// Its settings and bounds live with every other default.
+export { ENRICH_DEFAULTS } from './defaults.js';
 
 /** Bump when the prompt changes: cached phrasings of another prompt are not reused. */
 const PROMPT_VERSION = 1;
@@ -179,9 +158,15 @@ function resolve(options: EnrichOptions): Settings {
   };
   return {
     url: chatCompletionsUrl(options.endpoint),
-    concurrency: Math.min(int(options.concurrency, 'concurrency', ENRICH_DEFAULTS.concurrency, 1), 64),
+    concurrency: Math.min(
+      int(options.concurrency, 'concurrency', ENRICH_DEFAULTS.concurrency, 1),
+      ENRICH_DEFAULTS.maxConcurrency,
+    ),
     timeoutMs: int(options.timeoutMs, 'timeoutMs', ENRICH_DEFAULTS.timeoutMs, 1),
-    retries: Math.min(int(options.retries, 'retries', ENRICH_DEFAULTS.retries, 0), 10),
+    retries: Math.min(
+      int(options.retries, 'retries', ENRICH_DEFAULTS.retries, 0),
+      ENRICH_DEFAULTS.maxRetries,
+    ),
     backoffMs: int(options.backoffMs, 'backoffMs', ENRICH_DEFAULTS.backoffMs, 0),
     cacheDir:
       options.cacheDir === false
@@ -192,7 +177,7 @@ function resolve(options: EnrichOptions): Settings {
 
 /** The prompt: what the tool does and its parameters, and what we want back. */
 export function enrichMessages(tool: ToolDefinition): { role: 'system' | 'user'; content: string }[] {
-  const params = Object.keys(tool.inputSchema?.properties ?? {}).slice(0, 20);
+  const params = Object.keys(tool.inputSchema?.properties ?? {}).slice(0, ENRICH_DEFAULTS.maxParams);
   return [
     {
       role: 'system',
@@ -263,7 +248,11 @@ async function ask(tool: ToolDefinition, settings: Settings, options: EnrichOpti
           'content-type': 'application/json',
           ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
         },
-        body: JSON.stringify({ model: options.model, messages: enrichMessages(tool), temperature: 0.7 }),
+        body: JSON.stringify({
+          model: options.model,
+          messages: enrichMessages(tool),
+          temperature: ENRICH_DEFAULTS.temperature,
+        }),
         signal: controller.signal,
       });
     } catch (err) {

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { positiveInt, resolveSettings } from './cli-settings.js';
-import { VERSION } from './defaults.js';
+import { DEFAULT_HTTP_PORT, VERSION } from './defaults.js';
 import { AdapterError } from './errors.js';
 import { readGatewayConfig } from './gateway/config.js';
 import { Gateway } from './gateway/gateway.js';
@@ -121,7 +121,7 @@ async function main(argv: string[]): Promise<void> {
   const log = (line: string) => process.stderr.write(`${redactSecrets(line, config.upstreams)}\n`);
   // Flag > mcp.json > default; validated before any upstream starts.
   const settings = resolveSettings(values, config);
-  const port = values.port !== undefined ? positiveInt('--port', values.port, true) : 3000;
+  const port = values.port !== undefined ? positiveInt('--port', values.port, true) : DEFAULT_HTTP_PORT;
   const learn = learnSetting(values, config);
   if (values['clear-learned']) {
     const { store } = openStore(learn === false ? {} : learn, { log });

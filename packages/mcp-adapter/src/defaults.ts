@@ -22,6 +22,55 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 /** An HTTP session without a request for this long is closed (the MCP spec leaves it to the server). */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/** HTTP: the port serveHttp and `--http` listen on when none is given (a common dev-server port). */
+export const DEFAULT_HTTP_PORT = 3000;
+/** HTTP: the bind address when none is given; loopback, so other hosts reach it only by a deliberate --host. */
+export const DEFAULT_HTTP_HOST = '127.0.0.1';
+/**
+ * HTTP: a request body over this is refused (413) before it is parsed. Tool arguments are
+ * small; 4 MiB leaves room for a pasted document and keeps one request's memory bounded
+ * (the fuzz suite sends 4 MB queries).
+ */
+export const MAX_HTTP_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * A crashed upstream is restarted on its next use: the first time at once, then after
+ * `backoffMs`, doubling up to `maxBackoffMs`; past `maxRestarts` failures in a row it stays
+ * down. Set by judgement, not measured: a flapping server costs a few seconds of retries,
+ * and a dead one stops being retried within about half a minute.
+ */
+export const UPSTREAM_RESTARTS = { maxRestarts: 5, backoffMs: 1000, maxBackoffMs: 60_000 } as const;
+/** After a call times out, a ping must come back within this to count the upstream as alive. */
+export const PING_TIMEOUT_MS = 2000;
+/** On close, an HTTP upstream gets this long to end its session: a gone or slow server must not hold up shutdown. */
+export const TERMINATE_SESSION_WAIT_MS = 1000;
+/**
+ * The learned-use file store's lock: one taken longer ago than `staleMs` is taken to be left
+ * by a crash (a write takes milliseconds); a record waits at most `timeoutMs` for it.
+ */
+export const LEARN_LOCK = { staleMs: 30_000, timeoutMs: 10_000 } as const;
+/**
+ * Learning from use (learn/): the bounds of what it keeps, shared by every store. Sized so the
+ * whole store stays well under a megabyte and loads in milliseconds.
+ */
+export const LEARN_LIMITS = {
+  /** Queries longer than this are cut (a pasted document is not a phrasing). */
+  maxQueryChars: 200,
+  /** Tool names longer than this are refused (MCP names are short). */
+  maxToolChars: 200,
+  /** Distinct queries kept per tool: the most frequent, then the most recent. */
+  maxUsesPerTool: 50,
+  /** Distinct (query, tool) pairs kept in all. */
+  maxUses: 20_000,
+  /** Tool pairs kept in all. */
+  maxTogether: 5_000,
+  /** Partners kept per tool when the pairs are used as related tools. */
+  maxTogetherPerTool: 20,
+  /** Entries not seen for this long are dropped. */
+  maxAgeMs: 180 * 24 * 3600 * 1000,
+  /** Events accepted in one record() call; more is a caller bug, refused. */
+  maxEventsPerRecord: 1_000,
+} as const satisfies Record<string, number>;
+
 /** setTimeout fires at once (with a warning) past 2^31 - 1 ms, about 24.8 days. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -22,7 +22,15 @@ import {
   isLegacyRequest,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { ADAPTER_DEFAULTS, checkSetting, DEFAULT_SESSION_IDLE_TIMEOUT_MS, stderrLog } from './defaults.js';
+import {
+  ADAPTER_DEFAULTS,
+  checkSetting,
+  DEFAULT_HTTP_HOST,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  MAX_HTTP_BODY_BYTES,
+  stderrLog,
+} from './defaults.js';
 import { AdapterError } from './errors.js';
 import { isV2Serving } from './library/sdk-internals.js';
 
@@ -90,8 +98,6 @@ export interface HttpHandle {
   close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
 interface HostedSession {
   transport: NodeStreamableHTTPServerTransport;
   server: ConnectableServer;
@@ -108,7 +114,7 @@ export function isLoopback(host: string): boolean {
 }
 
 export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HTTP_HOST;
   const path = options.path ?? '/mcp';
   const log = options.log ?? stderrLog;
   const idleMs = checkSetting(
@@ -141,7 +147,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     },
     {
       legacy: 'reject',
-      maxRequestBodySize: MAX_BODY_BYTES,
+      maxRequestBodySize: MAX_HTTP_BODY_BYTES,
       onerror: (error) => log(`toolsearch-mcp: HTTP (2026-07-28): ${error.message}`),
     },
   );
@@ -286,7 +292,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(options.port ?? 3000, host, () => resolve());
+    http.listen(options.port ?? DEFAULT_HTTP_PORT, host, () => resolve());
   });
   const port = (http.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -350,7 +356,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new BodyError(`request body over ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_HTTP_BODY_BYTES) throw new BodyError(`request body over ${MAX_HTTP_BODY_BYTES} bytes`);
     text += decoder.write(chunk as Buffer);
   }
   text += decoder.end();

@@ -3,9 +3,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LEARN_LIMITS } from '../src/defaults.js';
 import { AdapterError } from '../src/errors.js';
 import { defaultLearnedFile, FileUsageStore } from '../src/learn/file-store.js';
-import { LEARN_LIMITS } from '../src/learn/limits.js';
 
 const WRITER = join(import.meta.dirname, 'fixtures', 'learn-writer.ts');
 const DAY = 24 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEARN_LIMITS } from '../src/defaults.js';
 import { AdapterError } from '../src/errors.js';
 import { Learning } from '../src/learn/learning.js';
-import { LEARN_LIMITS } from '../src/learn/limits.js';
 import { openStore } from '../src/learn/open.js';
 import { RedisUsageStore, redactUrl } from '../src/learn/redis-store.js';
 import type { LearnedUse } from '../src/learn/types.js';

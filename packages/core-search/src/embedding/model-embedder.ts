@@ -6,6 +6,7 @@
  * Which one is decided at load, from the weight file itself.
  */
 import { existsSync } from 'node:fs';
+import { DEFAULTS } from '../defaults.js';
 import { embedderId } from './model-source.js';
 import { NotStaticModelError, onnxFileFor, StaticEmbedder } from './static-embedder.js';
 import { TransformersEmbedder, type TransformersEmbedderOptions } from './transformers-embedder.js';
@@ -18,7 +19,7 @@ export class ModelEmbedder implements Embedder {
   constructor(private readonly options: TransformersEmbedderOptions) {
     this.id = embedderId(
       options.source,
-      options.dtype ?? 'q8',
+      options.dtype ?? DEFAULTS.embedding.dtype,
       options.queryPrefix ?? '',
       options.documentPrefix ?? '',
     );
@@ -50,7 +51,10 @@ export class ModelEmbedder implements Embedder {
 
   private async pick(): Promise<Embedder> {
     const { source } = this.options;
-    if (source.kind === 'path' && existsSync(onnxFileFor(source.path, this.options.dtype ?? 'q8'))) {
+    if (
+      source.kind === 'path' &&
+      existsSync(onnxFileFor(source.path, this.options.dtype ?? DEFAULTS.embedding.dtype))
+    ) {
       const embedder = new StaticEmbedder({ ...this.options, source });
       try {
         await embedder.load();

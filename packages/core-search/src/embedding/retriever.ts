@@ -16,17 +16,6 @@ import { embeddingInput, queryEmbeddingInput } from './text.js';
 import type { Embedder, EmbeddingOptions } from './types.js';
 import { VectorStore } from './vector-store.js';
 
-/** Below this many documents an add is quick enough not to report progress. */
-const PROGRESS_THRESHOLD = 1000;
-/**
- * Queries with more content words than this get a smaller embedding weight,
- * falling with the square of the length: a long request written close to the
- * API wording shares enough words with its tools for the lexical strategies,
- * and a bag-of-words vector of it blurs towards the average tool. Chosen on
- * all datasets as a whole (shape of the curve, not per query).
- */
-const LENGTH_PIVOT = 14;
-
 export class EmbeddingRetriever implements Retriever {
   readonly name = 'embedding' as const;
   readonly embedder: Embedder;
@@ -46,13 +35,13 @@ export class EmbeddingRetriever implements Retriever {
   private readonly removedPending = new Set<number>();
 
   constructor(private readonly options: EmbeddingOptions = {}) {
-    this.batchSize = Math.max(1, options.batchSize ?? 64);
+    this.batchSize = Math.max(1, options.batchSize ?? DEFAULTS.embedding.batchSize);
     const cacheDir = options.cacheDir === undefined ? defaultCacheDir(options.env) : options.cacheDir;
     this.embedder =
       options.embedder ??
       new ModelEmbedder({
         source: resolveModelSource(options),
-        dtype: options.dtype ?? 'q8',
+        dtype: options.dtype ?? DEFAULTS.embedding.dtype,
         queryPrefix: options.queryPrefix ?? '',
         documentPrefix: options.documentPrefix ?? '',
         modelCacheDir: cacheDir ? join(cacheDir, 'models') : undefined,
@@ -81,9 +70,9 @@ export class EmbeddingRetriever implements Retriever {
     while (this.status() === 'loading') await Promise.all([this.loading, this.work]);
   }
 
-  /** Fusion-weight multiplier: 1 up to LENGTH_PIVOT content words, then (pivot / words)^2. */
+  /** Fusion-weight multiplier: 1 up to DEFAULTS.embedding.lengthPivot content words, then (pivot / words)^2. */
   weightFor(query: AnalyzedQuery): number {
-    return Math.min(1, (LENGTH_PIVOT / Math.max(1, query.words.length)) ** 2);
+    return Math.min(1, (DEFAULTS.embedding.lengthPivot / Math.max(1, query.words.length)) ** 2);
   }
 
   /** Queues the documents for embedding; returns at once (see ready()). */
@@ -143,7 +132,8 @@ export class EmbeddingRetriever implements Retriever {
   private async embedDocuments(docs: readonly IndexedDoc[]): Promise<void> {
     const total = docs.length;
     const report = (done: number) => {
-      if (total >= PROGRESS_THRESHOLD) this.options.onProgress?.({ phase: 'embedding', done, total });
+      if (total >= DEFAULTS.embedding.progressMinDocs)
+        this.options.onProgress?.({ phase: 'embedding', done, total });
     };
     report(0);
     const texts = docs.map((doc) => embeddingInput(doc.embeddingText));

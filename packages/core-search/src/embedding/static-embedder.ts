@@ -107,7 +107,7 @@ export class StaticEmbedder implements Embedder {
   private loaded?: Promise<Loaded>;
 
   constructor(private readonly options: StaticEmbedderOptions) {
-    this.dtype = options.dtype ?? 'q8';
+    this.dtype = options.dtype ?? DEFAULTS.embedding.dtype;
     this.queryPrefix = options.queryPrefix ?? '';
     this.documentPrefix = options.documentPrefix ?? '';
     // The same id as TransformersEmbedder's for the same folder: the vectors are the same,

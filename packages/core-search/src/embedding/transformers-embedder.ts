@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { DEFAULTS } from '../defaults.js';
 import { ToolSearchError } from '../errors.js';
 import { embedderId, type ModelSource } from './model-source.js';
 import { spellerForTokenizer, type WordSpeller } from './speller.js';
@@ -54,10 +55,10 @@ export class TransformersEmbedder implements Embedder {
   }
 
   constructor(private readonly options: TransformersEmbedderOptions) {
-    this.dtype = options.dtype ?? 'q8';
+    this.dtype = options.dtype ?? DEFAULTS.embedding.dtype;
     this.queryPrefix = options.queryPrefix ?? '';
     this.documentPrefix = options.documentPrefix ?? '';
-    this.batchSize = Math.max(1, options.batchSize ?? 64);
+    this.batchSize = Math.max(1, options.batchSize ?? DEFAULTS.embedding.batchSize);
     this.id = embedderId(options.source, this.dtype, this.queryPrefix, this.documentPrefix);
   }
 

@@ -32,7 +32,7 @@ export interface EmbeddingOptions {
   modelPath?: string;
   /** Your own embedder; `model`/`modelPath` are then ignored. */
   embedder?: Embedder;
-  /** ONNX weights variant; default 'q8' (onnx/model_quantized.onnx). */
+  /** ONNX weights variant; default DEFAULTS.embedding.dtype ('q8', onnx/model_quantized.onnx). */
   dtype?: string;
   /** Prepended to queries, e.g. "query: " (e5) or a bge instruction. */
   queryPrefix?: string;

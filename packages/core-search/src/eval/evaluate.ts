@@ -9,6 +9,7 @@
  * stays selected when others are added or removed.
  */
 import type { Dataset } from '../dataset.js';
+import { DEFAULTS } from '../defaults.js';
 import { ToolSearchError } from '../errors.js';
 import {
   type SearchOptions,
@@ -74,7 +75,7 @@ export async function evaluate(
   dataset: Dataset,
   options: EvaluateOptions = {},
 ): Promise<EvaluationResult> {
-  const { maxQueries, disable, limit = 20, onProgress } = options;
+  const { maxQueries, disable, limit = DEFAULTS.eval.limit, onProgress } = options;
   if (maxQueries !== undefined && (!Number.isInteger(maxQueries) || maxQueries < 1)) {
     throw new ToolSearchError(
       'INVALID_OPTION',

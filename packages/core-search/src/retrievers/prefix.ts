@@ -12,7 +12,7 @@ import type { AnalyzedQuery, Retriever } from '../retriever.js';
  * Completions only: with none, no opinion.
  */
 export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext): Retriever {
-  const { minPrefixLength, maxExpansions } = DEFAULTS.prefix;
+  const { minPrefixLength, maxExpansions, minCompletionWeight } = DEFAULTS.prefix;
   return {
     name: 'prefix',
     add() {},
@@ -35,7 +35,10 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
         completions.delete(term);
         const shortestFirst = [...completions].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
         for (const completion of shortestFirst.slice(0, maxExpansions)) {
-          terms.push({ term: completion, weight: Math.max(0.3, term.length / completion.length) });
+          terms.push({
+            term: completion,
+            weight: Math.max(minCompletionWeight, term.length / completion.length),
+          });
           matched.push(completion);
         }
       };

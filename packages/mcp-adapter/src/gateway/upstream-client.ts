@@ -29,7 +29,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
-import { IMPLEMENTATION } from '../defaults.js';
+import { IMPLEMENTATION, TERMINATE_SESSION_WAIT_MS } from '../defaults.js';
 import type { UpstreamConfig } from './config.js';
 
 /** Which revision family a connection speaks: 2026-07-28 (`modern`) or a 2025 one (`legacy`). */
@@ -170,7 +170,7 @@ export class UpstreamConnection {
    * Closes the connection; a 2025-era HTTP session is ended on the server first
    * (within `terminateMs`: a server that is gone or slow must not hold up shutdown).
    */
-  async close(terminateMs = 1000): Promise<void> {
+  async close(terminateMs = TERMINATE_SESSION_WAIT_MS): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.subscription?.close().catch(() => {});

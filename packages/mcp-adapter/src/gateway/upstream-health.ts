@@ -3,6 +3,7 @@
  * exponential backoff between failed attempts and a limit after which restarts
  * stop; a hung one (a call timed out and a ping got no answer) is marked down.
  */
+import { PING_TIMEOUT_MS, UPSTREAM_RESTARTS } from '../defaults.js';
 import { AdapterError } from '../errors.js';
 import type { Upstream, UpstreamState } from './upstream.js';
 import type { UpstreamConnection } from './upstream-client.js';
@@ -13,10 +14,6 @@ export interface RestartPolicy {
   /** Wait before the second restart attempt, doubled for each further one. */
   backoffMs: number;
 }
-
-const MAX_BACKOFF_MS = 60_000;
-/** After a call times out, a ping must come back within this to count the upstream as alive. */
-const PROBE_TIMEOUT_MS = 2000;
 
 /** Makes sure the upstream can take a call, restarting it if it is down and its backoff has passed. */
 export async function ensureReady(u: Upstream, qualifiedName: string, policy: RestartPolicy): Promise<void> {
@@ -53,7 +50,7 @@ export async function ensureReady(u: Upstream, qualifiedName: string, policy: Re
 /** No wait for the first restart after a crash; then backoffMs, doubling, capped. */
 function backoffDelay(failures: number, backoffMs: number): number {
   if (failures <= 1) return 0;
-  return Math.min(backoffMs * 2 ** (failures - 2), MAX_BACKOFF_MS);
+  return Math.min(backoffMs * 2 ** (failures - 2), UPSTREAM_RESTARTS.maxBackoffMs);
 }
 
 /** The UPSTREAM_DOWN error for a call to `tool`, redacted. */
@@ -72,12 +69,12 @@ export function downError(u: Upstream, tool: string, message: string): AdapterEr
  */
 export async function probe(u: Upstream, connection: UpstreamConnection, generation: number): Promise<void> {
   try {
-    await connection.ping(PROBE_TIMEOUT_MS);
+    await connection.ping(PING_TIMEOUT_MS);
   } catch {
     if (u.isReady(generation)) {
       u.markDown(
         'crashed',
-        `not responding: a call timed out and a ping got no answer within ${PROBE_TIMEOUT_MS} ms`,
+        `not responding: a call timed out and a ping got no answer within ${PING_TIMEOUT_MS} ms`,
       );
     }
   }

@@ -7,6 +7,7 @@
  * Each connection gets a new generation: events of an earlier connection (a
  * late close, stderr, list_changed) are ignored.
  */
+import { TERMINATE_SESSION_WAIT_MS } from '../defaults.js';
 import type { UpstreamConfig } from './config.js';
 import { startFailure, UpstreamConnection, type UpstreamEra } from './upstream-client.js';
 import { listAllTools, type UpstreamTool } from './upstream-tools.js';
@@ -129,7 +130,7 @@ export class Upstream {
     if (!connection) return;
     this._generation++;
     // A ready HTTP upstream's session is ended on the server; a dead one is not waited for.
-    await connection.close(this._state === 'ready' ? 1000 : 0);
+    await connection.close(this._state === 'ready' ? TERMINATE_SESSION_WAIT_MS : 0);
   }
 
   /** The last stderr line, as a suffix for an error message. */

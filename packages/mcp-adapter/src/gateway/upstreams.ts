@@ -20,6 +20,7 @@ import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_START_TIMEOUT_MS,
   stderrLog,
+  UPSTREAM_RESTARTS,
 } from '../defaults.js';
 import { AdapterError } from '../errors.js';
 import type { UpstreamConfig } from './config.js';
@@ -54,9 +55,9 @@ export interface UpstreamManagerOptions {
   startTimeoutMs?: number;
   /** Receives one redacted line per event or upstream stderr line; default: our stderr. */
   log?: (line: string) => void;
-  /** Consecutive failures (crash or failed start) after which restarts stop; default 5. */
+  /** Consecutive failures (crash or failed start) after which restarts stop; default UPSTREAM_RESTARTS (defaults.ts). */
   maxRestarts?: number;
-  /** Wait before the second restart attempt, doubled for each further one; default 1 s. */
+  /** Wait before the second restart attempt, doubled for each further one; default UPSTREAM_RESTARTS. */
   backoffMs?: number;
   /**
    * Replace the configs' credentials (redact.ts credentialValues) by "***" in tool
@@ -89,7 +90,10 @@ export class UpstreamManager {
       names.add(config.name);
     }
     this.callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    this.restartPolicy = { maxRestarts: opts.maxRestarts ?? 5, backoffMs: opts.backoffMs ?? 1000 };
+    this.restartPolicy = {
+      maxRestarts: opts.maxRestarts ?? UPSTREAM_RESTARTS.maxRestarts,
+      backoffMs: opts.backoffMs ?? UPSTREAM_RESTARTS.backoffMs,
+    };
     this.writeLog = opts.log ?? stderrLog;
     this.credentials =
       (opts.redactResults ?? ADAPTER_DEFAULTS.redactSecrets) ? credentialValues(configs) : [];

@@ -2,8 +2,9 @@
  * The one place where learned events are validated, merged and bounded, so the
  * file store, the Redis store and the engine feed agree on what is kept.
  */
+
+import { LEARN_LIMITS } from '../defaults.js';
 import { AdapterError } from '../errors.js';
-import { LEARN_LIMITS } from './limits.js';
 import type { CoUse, LearnEvents, LearnedState, LearnedUse } from './types.js';
 
 /** Whitespace collapsed, trimmed, lower-cased, cut to the limit: one phrasing, however it was typed. */

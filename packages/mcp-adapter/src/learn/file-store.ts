@@ -18,6 +18,7 @@ import { link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'nod
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { defaultCacheDir } from '@toolsearch/core-search';
+import { LEARN_LOCK, stderrLog } from '../defaults.js';
 import { AdapterError } from '../errors.js';
 import { mergeState, normalizeEvents, parseState } from './aggregate.js';
 import type { LearnEvents, LearnedState, UsageStore } from './types.js';
@@ -31,9 +32,9 @@ export interface FileStoreOptions {
   file?: string;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
-  /** A lock older than this is taken to be left by a crash. Default 30 s. */
+  /** A lock older than this is taken to be left by a crash. Default LEARN_LOCK.staleMs (defaults.ts). */
   staleLockMs?: number;
-  /** How long a record waits for the lock before giving up. Default 10 s. */
+  /** How long a record waits for the lock before giving up. Default LEARN_LOCK.timeoutMs. */
   lockTimeoutMs?: number;
   now?: () => number;
 }
@@ -65,9 +66,9 @@ export class FileUsageStore implements UsageStore {
     this.file = options.file ?? defaultLearnedFile(options.env);
     this.description = `file ${this.file}`;
     this.lockFile = `${this.file}.lock`;
-    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
-    this.staleLockMs = options.staleLockMs ?? 30_000;
-    this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.log = options.log ?? stderrLog;
+    this.staleLockMs = options.staleLockMs ?? LEARN_LOCK.staleMs;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? LEARN_LOCK.timeoutMs;
     this.now = options.now ?? Date.now;
   }
 

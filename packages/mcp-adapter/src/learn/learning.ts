@@ -6,8 +6,8 @@
  * picked up by `refresh`). Arguments, results and anything else about the
  * conversation never reach this module.
  */
+import { LEARN_LIMITS, stderrLog } from '../defaults.js';
 import { normalizeQuery, pairKey, useKey } from './aggregate.js';
-import { LEARN_LIMITS } from './limits.js';
 import type { CoUse, LearnedState, LearnedUse, UsageStore } from './types.js';
 
 /** What Learning needs from the catalog: which tools exist, and the engine's learn. */
@@ -45,7 +45,7 @@ export class Learning {
   private constructor(options: LearningOptions) {
     this.store = options.store;
     this.target = options.target;
-    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.log = options.log ?? stderrLog;
     this.now = options.now ?? Date.now;
   }
 

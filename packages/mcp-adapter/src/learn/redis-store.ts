@@ -11,6 +11,7 @@
  * (aged or beyond the per-tool and total caps), so the hashes stay bounded.
  */
 import type { RedisClientType } from '@redis/client';
+import { stderrLog } from '../defaults.js';
 import { AdapterError } from '../errors.js';
 import { boundState, normalizeEvents, pairKey, parseState, useKey } from './aggregate.js';
 import type { LearnEvents, LearnedState, UsageStore } from './types.js';
@@ -66,7 +67,7 @@ export class RedisUsageStore implements UsageStore {
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.now = options.now ?? Date.now;
     this.url = options.url;
-    this.log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    this.log = options.log ?? stderrLog;
   }
 
   /** The client, made once, on first use, from the optional @redis/client package. */

@@ -36,7 +36,7 @@ export interface LearnEvents {
 /**
  * Where learned uses live. The local file store is the default; the Redis
  * store shares them between gateway processes. Implementations bound what they
- * keep (learn/limits.ts) and never throw from `record` for a full or aged store.
+ * keep (LEARN_LIMITS in defaults.ts) and never throw from `record` for a full or aged store.
  */
 export interface UsageStore {
   /** A short description for logs ("file ~/.cache/toolsearch/learned.json", "redis ..."). */
