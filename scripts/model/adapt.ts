@@ -8,8 +8,8 @@
  * Deterministic: fixed shuffling seed, fixed order of sums.
  */
 import { readFileSync } from 'node:fs';
+import { mulberry32 as seeded } from '@toolsearch/core-search/eval';
 import { analyzeTool, embeddingInput } from '@toolsearch/core-search/internals';
-import { seeded } from './random.js';
 
 export interface AdaptOptions {
   epochs: number;

@@ -13,9 +13,8 @@
  * Deterministic: fixed seed, fixed order of sums.
  */
 import { createHash } from 'node:crypto';
-import { readDataset } from '@toolsearch/core-search/eval';
+import { readDataset, mulberry32 as seeded } from '@toolsearch/core-search/eval';
 import { analyzeTool, embeddingInput } from '@toolsearch/core-search/internals';
-import { seeded } from './random.js';
 
 export interface FinetuneOptions {
   epochs: number;

@@ -28,6 +28,7 @@ describeEntryPoints(new URL('../', import.meta.url), {
     'evaluateLeaveOneServerOut',
     'fnv1a',
     'learnUses',
+    'mulberry32',
     'parseDataset',
     'percentile',
     'readDataset',

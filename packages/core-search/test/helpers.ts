@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { mulberry32 } from '../src/eval/random.js';
 import { type ToolDefinition, ToolSearch, ToolSearchError, type ToolSearchOptions } from '../src/index.js';
 
 /** The ToolSearchError `fn` throws (fails the test if it throws anything else or nothing). */
@@ -49,13 +50,5 @@ export async function top(search: ToolSearch, query: string, options = {}): Prom
   return response.results.map((result) => result.name);
 }
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32): test data without fixtures. */
-export function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers in [0, 1): test data without fixtures. */
+export const random = mulberry32;

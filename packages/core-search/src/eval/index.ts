@@ -10,3 +10,4 @@ export type { LearningEngine } from './learn.js';
 export { learnUses, usesOfQueries } from './learn.js';
 export type { AggregatedMetrics, MetricSummary, QueryMetrics, ToolsetJudgement } from './metrics.js';
 export { aggregateMetrics, averageMetrics, RECALL_CUTOFFS, scoreRanking } from './metrics.js';
+export { mulberry32 } from './random.js';

@@ -1,0 +1,13 @@
+/**
+ * Deterministic pseudo-random numbers in [0, 1) (mulberry32): seeded splits, fuzz and
+ * test data, and model builds that must be reproducible run to run.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
