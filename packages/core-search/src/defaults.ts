@@ -119,6 +119,24 @@ export const DEFAULTS = {
     maxUsesPerCall: 100_000,
   },
 
+  /**
+   * Memos: speed-ups that are never required. Each starts afresh when full, so a
+   * long-running server fed arbitrary input cannot grow them forever. Sized to hold the
+   * distinct tokens of the ~100k-tool benchmark registry (pnpm bench --only compare).
+   */
+  memos: {
+    /** Raw token -> analysed terms (analyze.ts) and token -> words (tokenize.ts). */
+    maxTokens: 200_000,
+    /** Word -> Porter2 stem. */
+    maxStems: 200_000,
+    /** Identifier -> its words (a registry repeats the same names across servers). */
+    maxIdentifierSplits: 100_000,
+    /** Distinct texts one add() analyses once (AnalysisMemo): repeated descriptions and schemas. */
+    maxAnalysedTexts: 1_000_000,
+    /** Servers whose exact-name keys one exact retriever remembers. */
+    maxExactServers: 100_000,
+  },
+
   /** Everyday requests attached to a tool (its `examples`/`phrasings`, addPhrasings, the pack). */
   phrasings: {
     /** At most this many per tool (the tool's own first, then added ones, then the pack's). */
@@ -252,6 +270,8 @@ export const DEFAULTS = {
      * the word's length, and no misspelt everyday word is this long.
      */
     spellerMaxWordLength: 24,
+    /** Shorter words are never corrected ("cv", "ana", "sql": too many neighbours). */
+    spellerMinWordLength: 5,
     /** Distinct text chunks whose token ids the static embedder memoises (cleared when full). */
     maxMemoChunks: 200_000,
     /**

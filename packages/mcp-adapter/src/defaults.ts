@@ -44,6 +44,22 @@ export const PING_TIMEOUT_MS = 2000;
 /** On close, an HTTP upstream gets this long to end its session: a gone or slow server must not hold up shutdown. */
 export const TERMINATE_SESSION_WAIT_MS = 1000;
 /**
+ * How long a 2026-07-28 probe (server/discover) may take before a stdio server counts as a
+ * 2025-era one (HTTP: as down). Set by judgement: a live server answers in milliseconds,
+ * a slow-starting one has its own start timeout.
+ */
+export const PROBE_TIMEOUT_MS = 5000;
+/**
+ * Re-opening a tool-list stream a 2026-07-28 upstream dropped: at once after a stream that
+ * lived `stableMs`, else after `retryMs`, doubling per quick drop up to `retryMaxMs`, so a
+ * server that ends every stream at once cannot make the gateway re-list in a loop.
+ */
+export const LISTEN_RETRY = { stableMs: 10_000, retryMs: 500, retryMaxMs: 60_000 } as const;
+/** tools/list pages read from one upstream at most: a server that paginates forever is stopped. */
+export const MAX_LIST_PAGES = 1000;
+/** Upstream stderr: the last lines kept for error messages, and the length a line is cut to (some servers log whole payloads). */
+export const UPSTREAM_STDERR = { tailLines: 5, maxLineChars: 2000 } as const;
+/**
  * The learned-use file store's lock: one taken longer ago than `staleMs` is taken to be left
  * by a crash (a write takes milliseconds); a record waits at most `timeoutMs` for it.
  */

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults.js';
 import { normalizeText } from './normalize.js';
 import { stem } from './stem.js';
 import { STOP_WORDS } from './stopwords.js';
@@ -18,7 +19,6 @@ export function normalizedWords(normalized: string): string[] {
 
 /** Raw token -> analysed terms; one lookup per token is what makes indexing 10k tools fast. */
 const termCache = new Map<string, readonly string[]>();
-const MAX_CACHE = 200_000;
 
 function tokenTerms(token: string): readonly string[] {
   let terms = termCache.get(token);
@@ -26,7 +26,7 @@ function tokenTerms(token: string): readonly string[] {
     terms = tokenWords(token)
       .filter((word) => !STOP_WORDS.has(word))
       .map(stem);
-    if (termCache.size >= MAX_CACHE) termCache.clear();
+    if (termCache.size >= DEFAULTS.memos.maxTokens) termCache.clear();
     termCache.set(token, terms);
   }
   return terms;
@@ -69,9 +69,9 @@ export class AnalysisMemo {
     return out;
   }
 
-  /** Starts afresh once MAX_MEMO_TEXTS texts are held: the memo is a speed-up, never a requirement. */
+  /** Starts afresh once DEFAULTS.memos.maxAnalysedTexts texts are held: the memo is a speed-up, never a requirement. */
   private count(): void {
-    if (++this.entries <= MAX_MEMO_TEXTS) return;
+    if (++this.entries <= DEFAULTS.memos.maxAnalysedTexts) return;
     for (const map of this.byLimit.values()) map.clear();
     this.normalized.clear();
     this.entries = 1;
@@ -92,6 +92,3 @@ export class AnalysisMemo {
     return terms;
   }
 }
-
-/** Distinct texts one AnalysisMemo holds before it starts afresh. */
-const MAX_MEMO_TEXTS = 1_000_000;

@@ -3,6 +3,7 @@
  * "get-file.contents", "server-github__create_issue" and "HTTPRequest2JSON" all have
  * to become plain lower-case words before anything else can match them.
  */
+import { DEFAULTS } from '../defaults.js';
 
 /** Separators inside identifiers: snake, kebab, dots, slashes, `@scope`, `server__tool`. */
 const SEPARATORS = /[\s_\-./:@\\|]+/u;
@@ -20,14 +21,13 @@ const CAMEL_ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
  * memoised. Bounded, like the other analysis memos.
  */
 const splitCache = new Map<string, readonly string[]>();
-const MAX_SPLIT_CACHE = 100_000;
 
 /** Split one identifier into lower-case words, in order. Empty parts are dropped. */
 export function splitIdentifier(identifier: string): string[] {
   let words = splitCache.get(identifier);
   if (words === undefined) {
     words = split(identifier);
-    if (splitCache.size >= MAX_SPLIT_CACHE) splitCache.clear();
+    if (splitCache.size >= DEFAULTS.memos.maxIdentifierSplits) splitCache.clear();
     splitCache.set(identifier, words);
   }
   return words.slice(); // callers may extend their copy

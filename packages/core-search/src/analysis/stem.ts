@@ -11,8 +11,6 @@ import { DEFAULTS } from '../defaults.js';
 // One CommonJS function without type declarations: required, and typed here.
 const porter2 = createRequire(import.meta.url)('wink-porter2-stemmer') as (word: string) => string;
 const cache = new Map<string, string>();
-/** Bound the memo so a long-running server fed arbitrary queries cannot grow it forever. */
-const MAX_CACHE = 200_000;
 
 export function stem(word: string): string {
   let stemmed = cache.get(word);
@@ -24,7 +22,7 @@ export function stem(word: string): string {
       word.length <= 3 || word.length > DEFAULTS.analysis.maxStemChars || /\d/.test(word)
         ? word
         : porter2(word);
-    if (cache.size >= MAX_CACHE) cache.clear();
+    if (cache.size >= DEFAULTS.memos.maxStems) cache.clear();
     cache.set(word, stemmed);
   }
   return stemmed;

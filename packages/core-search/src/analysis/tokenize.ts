@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults.js';
 import { splitIdentifier } from './identifier.js';
 
 /**
@@ -18,7 +19,6 @@ const SIMPLE = /^[A-Za-z]?[a-z0-9]*$/;
  * "file", "repository"), so identifier splitting runs once per distinct token. Bounded.
  */
 const cache = new Map<string, readonly string[]>();
-const MAX_CACHE = 200_000;
 
 /**
  * The words of one raw token, identifiers split. A camelCase segment also yields its
@@ -29,7 +29,7 @@ export function tokenWords(token: string): readonly string[] {
   if (words !== undefined) return words;
   if (SIMPLE.test(token)) {
     words = [token.toLowerCase()];
-    if (cache.size >= MAX_CACHE) cache.clear();
+    if (cache.size >= DEFAULTS.memos.maxTokens) cache.clear();
     cache.set(token, words);
     return words;
   }
@@ -42,7 +42,7 @@ export function tokenWords(token: string): readonly string[] {
     }
   }
   words = parts;
-  if (cache.size >= MAX_CACHE) cache.clear();
+  if (cache.size >= DEFAULTS.memos.maxTokens) cache.clear();
   cache.set(token, words);
   return words;
 }

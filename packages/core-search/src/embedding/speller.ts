@@ -9,8 +9,6 @@
 
 import { DEFAULTS } from '../defaults.js';
 
-/** Words shorter than this are never corrected ("cv", "ana", "sql"). */
-const MIN_WORD_LENGTH = 5;
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 
 export class WordSpeller {
@@ -30,7 +28,9 @@ export class WordSpeller {
         const lower = word.toLowerCase();
         // A word's candidates cost ~54 x its length strings of its length each: quadratic.
         const skip =
-          lower.length < MIN_WORD_LENGTH || lower.length > this.maxWordLength || this.rank.has(lower);
+          lower.length < DEFAULTS.embedding.spellerMinWordLength ||
+          lower.length > this.maxWordLength ||
+          this.rank.has(lower);
         out = skip ? word : (this.nearest(lower) ?? word);
         done.set(word, out);
       }

@@ -45,7 +45,7 @@ function nameKeys(doc: IndexedDoc, servers: Map<string, ServerKeys>): string[] {
         spoken,
         spokenAscii: PRINTABLE_ASCII.test(spoken),
       };
-      if (servers.size >= MAX_SERVERS) servers.clear();
+      if (servers.size >= DEFAULTS.memos.maxExactServers) servers.clear();
       servers.set(server, known);
     }
     return known;
@@ -70,9 +70,6 @@ function nameKeys(doc: IndexedDoc, servers: Map<string, ServerKeys>): string[] {
   keys.delete('');
   return [...keys];
 }
-
-/** Servers whose keys one exact retriever remembers before it starts afresh. */
-const MAX_SERVERS = 100_000;
 
 /**
  * True when one typo turns `a` into `b`: an insertion, deletion, substitution or swap of

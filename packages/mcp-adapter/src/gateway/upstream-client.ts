@@ -29,7 +29,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
-import { IMPLEMENTATION, TERMINATE_SESSION_WAIT_MS } from '../defaults.js';
+import { IMPLEMENTATION, LISTEN_RETRY, PROBE_TIMEOUT_MS, TERMINATE_SESSION_WAIT_MS } from '../defaults.js';
 import type { UpstreamConfig } from './config.js';
 
 /** Which revision family a connection speaks: 2026-07-28 (`modern`) or a 2025 one (`legacy`). */
@@ -53,17 +53,6 @@ export interface ConnectionEvents {
   /** One line of a stdio child's stderr. */
   onStderrLine(line: string): void;
 }
-
-/** How long a 2026-07-28 probe may take before a stdio server counts as legacy (HTTP: as down). */
-const PROBE_TIMEOUT_MS = 5000;
-/**
- * Re-opening a tool-list stream the upstream dropped: at once after a stream that lived
- * this long, else after a wait that doubles per quick drop up to the cap, so a server that
- * ends every stream at once cannot make us re-list in a loop.
- */
-const LISTEN_STABLE_MS = 10_000;
-const LISTEN_RETRY_MS = 500;
-const LISTEN_RETRY_MAX_MS = 60_000;
 
 /**
  * One connection to one upstream. Create it, `open()` it once, use it, `close()`
@@ -188,7 +177,7 @@ export class UpstreamConnection {
     const opened = Date.now();
     void subscription.closed.then((how) => {
       if (how !== 'remote' || this.closed) return;
-      if (Date.now() - opened >= LISTEN_STABLE_MS) this.quickDrops = 0;
+      if (Date.now() - opened >= LISTEN_RETRY.stableMs) this.quickDrops = 0;
       void this.relisten(timeoutMs);
     });
   }
@@ -202,7 +191,7 @@ export class UpstreamConnection {
     let reported = false;
     while (!this.closed) {
       if (this.quickDrops > 0)
-        await sleep(Math.min(LISTEN_RETRY_MS * 2 ** (this.quickDrops - 1), LISTEN_RETRY_MAX_MS));
+        await sleep(Math.min(LISTEN_RETRY.retryMs * 2 ** (this.quickDrops - 1), LISTEN_RETRY.retryMaxMs));
       this.quickDrops++;
       if (this.closed) return;
       try {

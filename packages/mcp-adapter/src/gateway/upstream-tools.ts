@@ -3,6 +3,7 @@
  * exactly as the upstream returned it and named `server__tool` for the index.
  */
 import type { Tool } from '@modelcontextprotocol/server';
+import { MAX_LIST_PAGES } from '../defaults.js';
 import type { UpstreamConnection } from './upstream-client.js';
 
 export interface UpstreamTool {
@@ -14,8 +15,6 @@ export interface UpstreamTool {
   /** The tool exactly as the upstream's tools/list returned it. */
   definition: Tool;
 }
-
-const MAX_LIST_PAGES = 1000;
 
 /** Reads tools/list across all pages. */
 export async function listAllTools(

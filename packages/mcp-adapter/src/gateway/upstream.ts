@@ -7,7 +7,7 @@
  * Each connection gets a new generation: events of an earlier connection (a
  * late close, stderr, list_changed) are ignored.
  */
-import { TERMINATE_SESSION_WAIT_MS } from '../defaults.js';
+import { TERMINATE_SESSION_WAIT_MS, UPSTREAM_STDERR } from '../defaults.js';
 import type { UpstreamConfig } from './config.js';
 import { startFailure, UpstreamConnection, type UpstreamEra } from './upstream-client.js';
 import { listAllTools, type UpstreamTool } from './upstream-tools.js';
@@ -26,10 +26,6 @@ export interface UpstreamHost {
   /** Tells the onToolsChanged listeners that this upstream's tools changed. */
   emit(upstream: string): void;
 }
-
-const STDERR_TAIL_LINES = 5;
-/** Upstream stderr lines are cut here: some servers dump whole payloads into their logs. */
-const MAX_LOG_LINE = 2000;
 
 export class Upstream {
   // The state below changes only through this class's methods (connect, markDown,
@@ -204,9 +200,11 @@ export class Upstream {
 
   private stderrLine(generation: number, line: string): void {
     if (line.trim() === '' || this._generation !== generation) return;
-    const clean = this.redact(line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}...` : line);
+    const clean = this.redact(
+      line.length > UPSTREAM_STDERR.maxLineChars ? `${line.slice(0, UPSTREAM_STDERR.maxLineChars)}...` : line,
+    );
     this.stderrTail.push(clean);
-    if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+    if (this.stderrTail.length > UPSTREAM_STDERR.tailLines) this.stderrTail.shift();
     this.host.writeLog(`[${this.config.name}] ${clean}`);
   }
 
