@@ -5,6 +5,17 @@
  */
 import type { QueryShape, StrategyName } from './types.js';
 
+/** The field weights every query shape shares; only the phrasings weight differs by shape (see bm25.fieldWeights). */
+const SHARED_FIELD_WEIGHTS = {
+  name: 3,
+  title: 2,
+  tags: 1.5,
+  toolset: 1.5,
+  description: 1,
+  schema: 0.3,
+  learned: 1,
+} as const;
+
 export const DEFAULTS = {
   analysis: {
     /** Longer text is truncated before analysis (descriptions, examples). */
@@ -60,36 +71,9 @@ export const DEFAULTS = {
      * to the description for tools without phrasings.
      */
     fieldWeights: {
-      identifier: {
-        name: 3,
-        title: 2,
-        tags: 1.5,
-        toolset: 1.5,
-        description: 1,
-        schema: 0.3,
-        phrasings: 0.3,
-        learned: 1,
-      },
-      keywords: {
-        name: 3,
-        title: 2,
-        tags: 1.5,
-        toolset: 1.5,
-        description: 1,
-        schema: 0.3,
-        phrasings: 0.5,
-        learned: 1,
-      },
-      natural: {
-        name: 3,
-        title: 2,
-        tags: 1.5,
-        toolset: 1.5,
-        description: 1,
-        schema: 0.3,
-        phrasings: 0.5,
-        learned: 1,
-      },
+      identifier: { ...SHARED_FIELD_WEIGHTS, phrasings: 0.3 },
+      keywords: { ...SHARED_FIELD_WEIGHTS, phrasings: 0.5 },
+      natural: { ...SHARED_FIELD_WEIGHTS, phrasings: 0.5 },
     } satisfies Record<QueryShape, Record<FieldName, number>>,
   },
 
