@@ -17,7 +17,7 @@
  * ../shared when it is absent.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -490,10 +490,19 @@ export function formatCompare(result: CompareResult): string {
   return lines.join('\n');
 }
 
-export function writeCompare(result: CompareResult): void {
-  const out = join(REPO, 'benchmarks/results');
+/**
+ * Writes compare.json (the latest run) and appends the run to compare-history.json, so that
+ * every recorded run stays in the docs' runs table (pnpm bench:readme) after the next one.
+ */
+export function writeCompare(result: CompareResult, out = join(REPO, 'benchmarks/results')): void {
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'compare.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const historyFile = join(out, 'compare-history.json');
+  const history = existsSync(historyFile)
+    ? (JSON.parse(readFileSync(historyFile, 'utf8')) as { about?: string; runs: CompareResult[] })
+    : { about: 'Every recorded run of `pnpm bench --only compare`, oldest first.', runs: [] };
+  if (!history.runs.some((run) => run.meta.date === result.meta.date)) history.runs.push(result);
+  writeFileSync(historyFile, `${JSON.stringify(history, null, 2)}\n`);
 }
 
 function isMain(): boolean {

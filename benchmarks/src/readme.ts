@@ -1,21 +1,35 @@
 /**
- * `pnpm bench:readme`: renders the README's measured tables from benchmarks/results/*.json,
- * between marker comments, so the figures quoted are the figures measured.
- * benchmarks/test/readme.test.ts fails when the README and the results disagree.
+ * `pnpm bench:readme`: renders the measured tables of the README and of core-search's DESIGN.md
+ * from benchmarks/results/*.json, between marker comments, so the figures quoted are the
+ * figures measured. benchmarks/test/readme.test.ts fails when a doc and the results disagree.
  *
  *   <!-- generated:NAME: pnpm bench:readme -->
  *   ...table...
  *   <!-- /generated:NAME -->
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import type { CompareResult } from './compare.js';
 import { type FusedResult, fusedLosses } from './fused-lexical.js';
 import type { LearningResult } from './learning.js';
 import { isMain, REPO, RESULTS } from './paths.js';
 import { metric, ms } from './report/format.js';
 import type { DatasetResult, RunMeta, SegmentMetrics, StudyResult } from './results.js';
+import type { ScaleResult } from './scale.js';
+import {
+  type CompareHistory,
+  compareRunsTable,
+  compareTable,
+  type EmbeddingResult,
+  largeLines,
+  linkRef,
+  pathRef,
+  speedTable,
+} from './speed-tables.js';
 
 export const README = join(REPO, 'README.md');
+/** Ships in the core-search package: its blocks name results files by path, not by link. */
+export const DESIGN = join(REPO, 'packages/core-search/DESIGN.md');
 
 export interface ReadmeResults {
   ablation: StudyResult | undefined;
@@ -25,6 +39,11 @@ export interface ReadmeResults {
   release?: { node20: ReleaseResult | undefined; node24: ReleaseResult | undefined };
   /** pnpm bench:fuzz. */
   fuzz?: FuzzResult | undefined;
+  /** pnpm bench --only scale / embedding / compare; every recorded compare run. */
+  scale?: ScaleResult | undefined;
+  embedding?: EmbeddingResult | undefined;
+  compare?: CompareResult | undefined;
+  compareHistory?: CompareHistory | undefined;
 }
 
 /** What scripts/release-test.mjs --record writes (the fields the README quotes). */
@@ -78,6 +97,10 @@ export function readResults(dir = RESULTS): ReadmeResults {
       node24: read<ReleaseResult>('release-node24.json'),
     },
     fuzz: read<FuzzResult>('fuzz.json'),
+    scale: read<ScaleResult>('scale.json'),
+    embedding: read<EmbeddingResult>('embedding.json'),
+    compare: read<CompareResult>('compare.json'),
+    compareHistory: read<CompareHistory>('compare-history.json'),
   };
 }
 
@@ -264,8 +287,36 @@ export function renderBlocks(results: ReadmeResults): Record<string, string> {
   if (results.release?.node20 || results.release?.node24)
     blocks['release-table'] = releaseTable(results.release.node20, results.release.node24).join('\n');
   if (results.fuzz) blocks['fuzz-table'] = fuzzTable(results.fuzz).join('\n');
-  for (const [name, text] of Object.entries(blocks)) blocks[name] = alignTables(text);
-  return blocks;
+  if (results.scale || results.embedding)
+    blocks['speed-table'] = speedTable(results.scale, results.embedding).join('\n');
+  if (results.compare) {
+    blocks['compare-table'] = compareTable(results.compare, linkRef).join('\n');
+    blocks['compare-large'] = largeLines(results.compare).join('\n');
+  }
+  if (results.compare || results.compareHistory)
+    blocks['compare-runs'] = compareRunsTable(results.compareHistory, results.compare, linkRef).join('\n');
+  return aligned(blocks);
+}
+
+/** DESIGN.md's blocks: the compare runs behind its speed section, files named by path. */
+export function renderDesignBlocks(results: ReadmeResults): Record<string, string> {
+  const blocks: Record<string, string> = {};
+  if (results.compare || results.compareHistory)
+    blocks['compare-runs'] = compareRunsTable(results.compareHistory, results.compare, pathRef).join('\n');
+  if (results.compare) blocks['compare-large'] = largeLines(results.compare).join('\n');
+  return aligned(blocks);
+}
+
+/** Each doc with generated blocks, and its blocks. */
+export function renderDocs(results: ReadmeResults): { file: string; blocks: Record<string, string> }[] {
+  return [
+    { file: README, blocks: renderBlocks(results) },
+    { file: DESIGN, blocks: renderDesignBlocks(results) },
+  ];
+}
+
+function aligned(blocks: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(blocks).map(([name, text]) => [name, alignTables(text)]));
 }
 
 /**
@@ -312,7 +363,7 @@ function markers(name: string): { open: string; close: string } {
   return { open: `<!-- generated:${name}: pnpm bench:readme -->`, close: `<!-- /generated:${name} -->` };
 }
 
-/** The README with each block's text between its markers. Throws when a marker pair is missing. */
+/** The doc with each block's text between its markers. Throws when a marker pair is missing. */
 export function replaceBlocks(readme: string, blocks: Record<string, string>): string {
   let out = readme;
   for (const [name, text] of Object.entries(blocks)) {
@@ -320,7 +371,7 @@ export function replaceBlocks(readme: string, blocks: Record<string, string>): s
     const start = out.indexOf(open);
     const end = out.indexOf(close);
     if (start < 0 || end < start)
-      throw new Error(`bench:readme: README has no "${open}" ... "${close}" block`);
+      throw new Error(`bench:readme: the doc has no "${open}" ... "${close}" block`);
     out = `${out.slice(0, start + open.length)}\n${text}\n${out.slice(end)}`;
   }
   return out;
@@ -339,7 +390,10 @@ export function blockOf(readme: string, name: string): string | undefined {
 }
 
 if (isMain(import.meta.url)) {
-  const blocks = renderBlocks(readResults());
-  writeFileSync(README, replaceBlocks(readFileSync(README, 'utf8'), blocks));
-  process.stderr.write(`bench:readme: wrote ${Object.keys(blocks).join(', ')} into README.md\n`);
+  for (const { file, blocks } of renderDocs(readResults())) {
+    writeFileSync(file, replaceBlocks(readFileSync(file, 'utf8'), blocks));
+    process.stderr.write(
+      `bench:readme: wrote ${Object.keys(blocks).join(', ')} into ${relative(REPO, file)}\n`,
+    );
+  }
 }

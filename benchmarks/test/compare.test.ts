@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type CompareResult, writeCompare } from '../src/compare.js';
 import { mirrorCorpus } from '../src/scale/mirror.js';
 import { WinkBaseline } from '../src/wink-baseline.js';
 
@@ -38,5 +42,32 @@ describe('wink-bm25-text-search baseline', () => {
     const wink = new WinkBaseline(real);
     expect(wink.search('send an email', 3)[0]).toBe('send_email');
     expect(wink.search('capture a screenshot of the page', 3)[0]).toBe('take_screenshot');
+  });
+});
+
+describe('writeCompare', () => {
+  it('writes the latest run and appends each run once to compare-history.json', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compare-'));
+    try {
+      const run = (date: string) =>
+        ({
+          study: 'compare',
+          meta: { commit: 'abc1234', dirty: false, date },
+          targets: {},
+        }) as unknown as CompareResult;
+      writeCompare(run('2026-01-01T00:00:00.000Z'), dir);
+      writeCompare(run('2026-01-01T00:00:00.000Z'), dir);
+      writeCompare(run('2026-01-02T00:00:00.000Z'), dir);
+      const history = JSON.parse(readFileSync(join(dir, 'compare-history.json'), 'utf8'));
+      expect(history.runs.map((r: CompareResult) => r.meta.date)).toEqual([
+        '2026-01-01T00:00:00.000Z',
+        '2026-01-02T00:00:00.000Z',
+      ]);
+      expect(JSON.parse(readFileSync(join(dir, 'compare.json'), 'utf8')).meta.date).toBe(
+        '2026-01-02T00:00:00.000Z',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

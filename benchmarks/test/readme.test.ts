@@ -1,25 +1,63 @@
-// The README's generated tables must be exactly what benchmarks/results/*.json say
+// The README's and DESIGN.md's generated blocks must be exactly what benchmarks/results/*.json say
 // (regenerate with `pnpm bench:readme`, or everything with `pnpm bench:quality`).
 import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fusedLosses } from '../src/fused-lexical.js';
-import { alignTables, blockOf, README, readResults, renderBlocks, replaceBlocks } from '../src/readme.js';
+import { REPO } from '../src/paths.js';
+import { alignTables, blockOf, readResults, renderDocs, replaceBlocks } from '../src/readme.js';
+import { compareRunsTable, pathRef } from '../src/speed-tables.js';
 
-describe('README tables generated from benchmarks/results', () => {
+describe('README and DESIGN.md figures generated from benchmarks/results', () => {
   it('every generated block matches the results it is rendered from', () => {
-    const readme = readFileSync(README, 'utf8');
-    const blocks = renderBlocks(readResults());
-    expect(Object.keys(blocks).sort()).toEqual([
-      'fused-losses',
-      'fuzz-table',
-      'learning-table',
-      'quality-table',
-      'release-table',
-      'strategy-table',
+    const docs = renderDocs(readResults());
+    expect(docs.map((d) => [relative(REPO, d.file), Object.keys(d.blocks).sort()])).toEqual([
+      [
+        'README.md',
+        [
+          'compare-large',
+          'compare-runs',
+          'compare-table',
+          'fused-losses',
+          'fuzz-table',
+          'learning-table',
+          'quality-table',
+          'release-table',
+          'speed-table',
+          'strategy-table',
+        ],
+      ],
+      [join('packages', 'core-search', 'DESIGN.md'), ['compare-large', 'compare-runs']],
     ]);
-    for (const [name, text] of Object.entries(blocks)) {
-      expect(blockOf(readme, name), `README block ${name}: run pnpm bench:readme`).toBe(text);
+    for (const { file, blocks } of docs) {
+      const text = readFileSync(file, 'utf8');
+      for (const [name, block] of Object.entries(blocks))
+        expect(blockOf(text, name), `${relative(REPO, file)} block ${name}: run pnpm bench:readme`).toBe(
+          block,
+        );
     }
+  });
+
+  it('the runs table holds every recorded compare run, the latest once, and DESIGN.md names files by path', () => {
+    const results = readResults();
+    const runs = results.compareHistory?.runs ?? [];
+    const design = renderDocs(results)[1]!.blocks['compare-runs']!;
+    for (const run of runs) expect(design).toContain(`\`${run.meta.commit}\``);
+    const latest = results.compare!;
+    const rows = (text: string) =>
+      text.split('\n').filter((line) => line.includes(`\`${latest.meta.commit}\``));
+    expect(rows(design)).toHaveLength(1);
+    // A run the history does not hold yet (just recorded) is added as the last row.
+    const fresh = {
+      ...latest,
+      meta: { ...latest.meta, commit: 'fffffff', date: '2099-01-01T00:00:00.000Z' },
+    };
+    const table = compareRunsTable(results.compareHistory, fresh, pathRef);
+    expect(table.at(-1)).toContain('`fffffff`, 2099-01-01');
+    expect(design).not.toContain('](benchmarks/results/');
+    expect(renderDocs(results)[0]!.blocks['compare-runs']).toContain(
+      '](benchmarks/results/compare-history.json)',
+    );
   });
 
   it('replaces only the text between markers, and names a missing block', () => {
