@@ -62,6 +62,14 @@ describe('validateTools copies', () => {
       { name: 'i', description: 'quote " backslash \\ newline \n tab \t nul \u0000 lone \ud800 emoji 😀' },
       { name: 'j', inputSchema: { type: 'object', big: 1e300, small: 5e-324, int: 2 ** 53 } },
       { name: 'k', inputSchema: { type: 'object', 2: 'two', 1: 'one', b: 'b', a: 'a' } },
+      // Symbol keys (a spread would copy them) and getters (read once, kept as values).
+      { name: 'l', [Symbol('meta')]: 1, inputSchema: { type: 'object', [Symbol.for('x')]: 'y' } },
+      {
+        name: 'm',
+        get description() {
+          return 'computed';
+        },
+      },
     ];
     for (const tool of odd) expect(outcome(tool), String(tool.name)).toStrictEqual(viaJson(tool));
     // Nesting deeper than the direct copy goes still copies (through JSON).
