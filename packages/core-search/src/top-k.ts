@@ -159,35 +159,103 @@ export class Scores {
   }
 
   private best(limit: number): RetrievalHit[] {
-    if (this.touched.length > limit * 4) {
-      // What topHits would do, minus one object per touched document (every touched
-      // score is positive: only positive evidence is ever added).
-      const heap = new TopK(limit);
-      for (const id of this.touched) {
-        const score = this.values[id]!;
-        if (heap.accepts(id, score)) heap.push(id, score);
-      }
-      return heap.sorted();
-    }
-    const hits: RetrievalHit[] = [];
-    for (const id of this.touched) {
-      const score = this.values[id]!;
-      if (score > 0) hits.push({ id, score });
-    }
-    return topHits(hits, limit);
+    const { touched, values } = this;
+    const n = touched.length;
+    const scores = scratch(n);
+    for (let i = 0; i < n; i++) scores[i] = values[touched[i]!]!;
+    return bestOf(touched, scores, n, limit).map((i) => ({ id: touched[i]!, score: scores[i]! }));
   }
+}
+
+/** Scratch score arrays, grown and never shrunk: filled and consumed with no await between. */
+let scratchA = new Float64Array(1024);
+let scratchB = new Float64Array(1024);
+function scratch(n: number): Float64Array {
+  if (scratchA.length < n) scratchA = new Float64Array(Math.max(n, scratchA.length * 2));
+  return scratchA;
+}
+
+/**
+ * The k-th largest of values[0..n) (1 <= k <= n), reordering them: Hoare quickselect,
+ * expected O(n). Finding this threshold first and then sorting only what reaches it
+ * replaced a bounded heap over every candidate plus a sort, which cost three times the
+ * BM25F accumulation it ranked (10k tools, ~860 candidates a query, top 100: 52 µs
+ * against 18 µs; 31 µs selecting; whole lexical search p50 -10%, same process).
+ */
+function kthLargest(values: Float64Array, n: number, k: number): number {
+  const target = k - 1;
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    // Median of three: sorted and reversed runs stay linear.
+    const a = values[lo]!;
+    const b = values[(lo + hi) >> 1]!;
+    const pivot = Math.max(Math.min(a, b), Math.min(Math.max(a, b), values[hi]!));
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    // Now values[lo..j] >= pivot >= values[i..hi], and anything between equals the pivot.
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return pivot;
+  }
+  return values[target]!;
+}
+
+/**
+ * Positions of the best `limit` of n (ids[i], scores[i]) pairs (scores not NaN), best
+ * first, equal scores by ascending id: what a bounded heap keeps, found by selecting the
+ * limit-th score and sorting only the pairs at or above it.
+ */
+function bestOf(ids: ArrayLike<number>, scores: Float64Array, n: number, limit: number): number[] {
+  const kept: number[] = [];
+  if (limit <= 0 || n === 0) return kept;
+  if (n <= limit) {
+    for (let i = 0; i < n; i++) kept.push(i);
+  } else {
+    if (scratchB.length < n) scratchB = new Float64Array(Math.max(n, scratchB.length * 2));
+    const select = scratchB;
+    select.set(scores.subarray(0, n));
+    const threshold = kthLargest(select, n, limit);
+    const tied: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const score = scores[i]!;
+      if (score > threshold) kept.push(i);
+      else if (score === threshold) tied.push(i);
+    }
+    // Fewer than `limit` score above the threshold; the lowest ids among the tied fill the rest.
+    if (kept.length + tied.length > limit) tied.sort((a, b) => ids[a]! - ids[b]!);
+    for (let i = 0; kept.length < limit; i++) kept.push(tied[i]!);
+  }
+  return kept.sort((a, b) => scores[b]! - scores[a]! || ids[a]! - ids[b]!);
+}
+
+function byScoreThenId(a: RetrievalHit, b: RetrievalHit): number {
+  return b.score - a.score || a.id - b.id;
 }
 
 /**
  * Best `limit` hits, best first, equal scores by ascending id (the stable tie-break).
- * Past a few times `limit` hits, the shared bounded heap keeps it O(n log limit).
+ * Selects the limit-th score first, so it is O(n + limit log limit).
  */
 export function topHits(hits: RetrievalHit[], limit: number): RetrievalHit[] {
-  if (hits.length > limit * 4) {
-    const heap = new TopK(limit);
-    for (const hit of hits) heap.push(hit.id, hit.score);
-    return heap.sorted();
+  if (hits.length <= limit) return hits.sort(byScoreThenId);
+  const n = hits.length;
+  const scores = scratch(n);
+  const ids: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    ids[i] = hits[i]!.id;
+    scores[i] = hits[i]!.score;
   }
-  hits.sort((a, b) => b.score - a.score || a.id - b.id);
-  return hits.length > limit ? hits.slice(0, limit) : hits;
+  return bestOf(ids, scores, n, limit).map((i) => hits[i]!);
 }

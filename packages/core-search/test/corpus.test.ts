@@ -304,7 +304,7 @@ describe('Vocabulary', () => {
 });
 
 describe('top-k', () => {
-  it('the heap selection equals a full sort, ties by id', () => {
+  it('the selection equals a full sort, ties by id', () => {
     let seed = 7;
     const random = () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -315,7 +315,32 @@ describe('top-k', () => {
     expect(topHits([...hits], 25)).toEqual(sorted);
     const scores = new Scores(16);
     for (const hit of [...hits].reverse()) scores.add(hit.id, hit.score);
-    expect(scores.top(25)).toEqual(sorted); // the heap path, fed in another order
+    expect(scores.top(25)).toEqual(sorted); // fed in another order
+  });
+
+  it('selects from runs, plateaus and ties at the cut alike, and keeps the hit objects', () => {
+    const shapes: Record<string, (i: number) => number> = {
+      ascending: (i) => i + 1,
+      descending: (i) => 1000 - i,
+      constant: () => 7,
+      plateau: (i) => (i < 990 ? 3 : 5), // ten above the cut, the rest tied at it
+      sawtooth: (i) => (i % 17) + 1,
+    };
+    for (const [shape, scoreOf] of Object.entries(shapes)) {
+      const hits = Array.from({ length: 1000 }, (_, i) => ({
+        id: 1000 - i,
+        score: scoreOf(i),
+        matched: [shape],
+      }));
+      const expected = [...hits].sort((a, b) => b.score - a.score || a.id - b.id);
+      for (const limit of [0, 1, 15, 999, 1000, 1200]) {
+        const top = topHits([...hits], limit);
+        expect(top, `${shape} ${limit}`).toEqual(expected.slice(0, limit));
+        const scores = new Scores(16);
+        for (const hit of hits) scores.add(hit.id, hit.score);
+        expect(scores.top(limit)).toEqual(expected.slice(0, limit).map(({ id, score }) => ({ id, score })));
+      }
+    }
   });
 
   it('Scores keeps only positive evidence and reports each document once', () => {
