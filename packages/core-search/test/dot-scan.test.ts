@@ -83,7 +83,58 @@ describe('row matrix scan', () => {
   });
 });
 
+describe('row matrix scanTop', () => {
+  /** One row per score, so that the query (1, 0, 0, 0) scores row i as scores[i]. */
+  function scored(simd: boolean, scores: number[]) {
+    return fill(
+      simd,
+      scores.map((score) => Float32Array.of(score, 0, 0, 0)),
+      4,
+    );
+  }
+  const query = Float32Array.of(1, 0, 0, 0);
+
+  it('returns every row scoring at least the k-th best, ties and order kept, NaN left out', () => {
+    const matrix = scored(true, [0.5, 0.9, 0.9, 0.1, Number.NaN, 0.9, 0.3, -2]);
+    const top = (k: number) => [...matrix.scanTop(query, 8, k).slots];
+    expect(top(1)).toEqual([1, 2, 5]);
+    expect(top(3)).toEqual([1, 2, 5]);
+    expect(top(4)).toEqual([0, 1, 2, 5]);
+    // Fewer numbers than k: every row with a number.
+    expect(top(20)).toEqual([0, 1, 2, 3, 5, 6, 7]);
+    expect(top(0)).toEqual([]);
+    expect([...matrix.scanTop(query, 8, 4).scores]).toEqual([...matrix.scan(query, 8)]);
+  });
+
+  it('keeps the candidate rows while its scratch space grows (large k)', () => {
+    const scores = Array.from({ length: 5000 }, (_, i) => ((i * 7919) % 5000) / 5000);
+    const matrix = scored(true, scores);
+    const { slots } = matrix.scanTop(query, scores.length, 4000);
+    expect(slots).toHaveLength(4000);
+    expect([...slots].every((slot) => scores[slot]! >= 0.2)).toBe(true);
+  });
+});
+
 describe('VectorStore on either scan', () => {
+  it('finds the best live rows when removed rows held the best scores, ties by id', () => {
+    const rows = [0.2, 0.95, 0.9, 0.5, 0.5, 0.5, 0.1, 0.99, 0.5].map((score) =>
+      Float32Array.of(score, 0, 0, 0),
+    );
+    const stores = [new VectorStore({ simd: true }), new VectorStore({ simd: false })];
+    for (const store of stores) {
+      // Inserted in reverse: slot order is not id order.
+      for (let id = rows.length - 1; id >= 0; id--) store.add(id, rows[id]!);
+      store.remove([7, 1, 2]);
+    }
+    const query = Float32Array.of(1, 0, 0, 0);
+    const [wasm, js] = stores.map((store) => store.search(query, 3));
+    expect(wasm!.map((hit) => hit.id)).toEqual([3, 4, 5]);
+    expect(wasm).toEqual(js);
+    const [wasmOdd, jsOdd] = stores.map((store) => store.search(query, 2, (id) => id % 2 === 0));
+    expect(wasmOdd!.map((hit) => hit.id)).toEqual([4, 8]);
+    expect(wasmOdd).toEqual(jsOdd);
+  });
+
   it('ranks the same through adds, removals and compaction', () => {
     const dims = 50;
     const data = vectors(600, dims, 11);

@@ -1,33 +1,155 @@
 ;; Dot products of one query against every row of a row-major f32 matrix, four
 ;; lanes at a time (WebAssembly SIMD). Rows are `stride` floats apart, and
-;; `stride` is a multiple of 4 (rows are zero-padded), so there is no tail loop.
+;; `stride` is a multiple of 4 (rows are zero-padded), so there is no lane tail.
+;;
+;; Four rows run side by side, each with its own accumulator: one accumulator's
+;; chain of dependent adds left the SIMD unit waiting on the previous add; four
+;; independent chains keep it busy, and each query load serves four rows. Every
+;; row's lanes still add in the same order as a one-row loop (lane j: elements j,
+;; j+4, ... in turn), so the scores are bit-identical to it and to the JavaScript
+;; fallback. Each row's score is (lane0 + lane1) + (lane2 + lane3), as there too.
 (module
   (memory (export "memory") 1)
+
   (func (export "scan")
     (param $matrix i32) (param $query i32) (param $out i32) (param $rows i32) (param $stride i32)
-    (local $rowBytes i32) (local $end i32) (local $i i32) (local $acc v128)
+    (local $rowBytes i32) (local $end i32) (local $end4 i32) (local $i i32) (local $q v128)
+    (local $r1 i32) (local $r2 i32) (local $r3 i32)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
     (local.set $rowBytes (i32.shl (local.get $stride) (i32.const 2)))
     (local.set $end (i32.add (local.get $out) (i32.shl (local.get $rows) (i32.const 2))))
+    ;; Where the groups of four rows end: `rows` rounded down to a multiple of four.
+    (local.set $end4
+      (i32.add (local.get $out) (i32.shl (i32.and (local.get $rows) (i32.const -4)) (i32.const 2))))
+    (block $quadsDone
+      (loop $quad
+        (br_if $quadsDone (i32.ge_u (local.get $out) (local.get $end4)))
+        (local.set $r1 (i32.add (local.get $matrix) (local.get $rowBytes)))
+        (local.set $r2 (i32.add (local.get $r1) (local.get $rowBytes)))
+        (local.set $r3 (i32.add (local.get $r2) (local.get $rowBytes)))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $a2 (v128.const i32x4 0 0 0 0))
+        (local.set $a3 (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $lanesDone
+          (loop $lanes
+            (br_if $lanesDone (i32.ge_u (local.get $i) (local.get $rowBytes)))
+            (local.set $q (v128.load (i32.add (local.get $query) (local.get $i))))
+            (local.set $a0 (f32x4.add (local.get $a0)
+              (f32x4.mul (v128.load (i32.add (local.get $matrix) (local.get $i))) (local.get $q))))
+            (local.set $a1 (f32x4.add (local.get $a1)
+              (f32x4.mul (v128.load (i32.add (local.get $r1) (local.get $i))) (local.get $q))))
+            (local.set $a2 (f32x4.add (local.get $a2)
+              (f32x4.mul (v128.load (i32.add (local.get $r2) (local.get $i))) (local.get $q))))
+            (local.set $a3 (f32x4.add (local.get $a3)
+              (f32x4.mul (v128.load (i32.add (local.get $r3) (local.get $i))) (local.get $q))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $lanes)))
+        (f32.store offset=0 (local.get $out) (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
+        (f32.store offset=4 (local.get $out) (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a1)) (f32x4.extract_lane 1 (local.get $a1)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a1)) (f32x4.extract_lane 3 (local.get $a1)))))
+        (f32.store offset=8 (local.get $out) (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a2)) (f32x4.extract_lane 1 (local.get $a2)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a2)) (f32x4.extract_lane 3 (local.get $a2)))))
+        (f32.store offset=12 (local.get $out) (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a3)) (f32x4.extract_lane 1 (local.get $a3)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a3)) (f32x4.extract_lane 3 (local.get $a3)))))
+        (local.set $matrix (i32.add (local.get $r3) (local.get $rowBytes)))
+        (local.set $out (i32.add (local.get $out) (i32.const 16)))
+        (br $quad)))
+    ;; The last rows (fewer than four), one at a time.
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
-        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
         (local.set $i (i32.const 0))
         (block $rowDone
           (loop $lane
             (br_if $rowDone (i32.ge_u (local.get $i) (local.get $rowBytes)))
-            (local.set $acc
-              (f32x4.add (local.get $acc)
+            (local.set $a0
+              (f32x4.add (local.get $a0)
                 (f32x4.mul
                   (v128.load (i32.add (local.get $matrix) (local.get $i)))
                   (v128.load (i32.add (local.get $query) (local.get $i))))))
             (local.set $i (i32.add (local.get $i) (i32.const 16)))
             (br $lane)))
-        ;; (lane0 + lane1) + (lane2 + lane3): the JavaScript fallback adds in this order too.
-        (f32.store (local.get $out)
-          (f32.add
-            (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
-            (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc)))))
+        (f32.store (local.get $out) (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
         (local.set $matrix (i32.add (local.get $matrix) (local.get $rowBytes)))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
-        (br $row)))))
+        (br $row))))
+
+  ;; The k-th largest of `rows` f32 scores (NaN skipped), or -infinity when fewer than k
+  ;; are numbers: a min-heap of the k largest at $heap, its root the smallest kept. Most
+  ;; scores lose to the root at one comparison. (In JavaScript this loop over 10.5k scores
+  ;; cost more than the dot products themselves.)
+  (func (export "kth") (param $scores i32) (param $rows i32) (param $k i32) (param $heap i32) (result f32)
+    (local $end i32) (local $size i32) (local $s f32) (local $pos i32) (local $parent i32)
+    (local $child i32) (local $c f32)
+    (local.set $end (i32.add (local.get $scores) (i32.shl (local.get $rows) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $scores) (local.get $end)))
+        (local.set $s (f32.load (local.get $scores)))
+        (local.set $scores (i32.add (local.get $scores) (i32.const 4)))
+        (br_if $next (f32.ne (local.get $s) (local.get $s)))
+        (if (i32.lt_u (local.get $size) (local.get $k))
+          (then
+            ;; Sift up from the new last place.
+            (local.set $pos (local.get $size))
+            (local.set $size (i32.add (local.get $size) (i32.const 1)))
+            (block $placed
+              (loop $up
+                (br_if $placed (i32.eqz (local.get $pos)))
+                (local.set $parent (i32.shr_u (i32.sub (local.get $pos) (i32.const 1)) (i32.const 1)))
+                (local.set $c (f32.load (i32.add (local.get $heap) (i32.shl (local.get $parent) (i32.const 2)))))
+                (br_if $placed (f32.le (local.get $c) (local.get $s)))
+                (f32.store (i32.add (local.get $heap) (i32.shl (local.get $pos) (i32.const 2))) (local.get $c))
+                (local.set $pos (local.get $parent))
+                (br $up)))
+            (f32.store (i32.add (local.get $heap) (i32.shl (local.get $pos) (i32.const 2))) (local.get $s))
+            (br $next)))
+        (br_if $next (i32.eqz (f32.gt (local.get $s) (f32.load (local.get $heap)))))
+        ;; Replace the root and sift down.
+        (local.set $pos (i32.const 0))
+        (block $placed
+          (loop $down
+            (local.set $child (i32.add (i32.shl (local.get $pos) (i32.const 1)) (i32.const 1)))
+            (br_if $placed (i32.ge_u (local.get $child) (local.get $k)))
+            (local.set $c (f32.load (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 2)))))
+            (if (i32.lt_u (i32.add (local.get $child) (i32.const 1)) (local.get $k))
+              (then
+                (if (f32.lt
+                      (f32.load (i32.add (local.get $heap) (i32.shl (i32.add (local.get $child) (i32.const 1)) (i32.const 2))))
+                      (local.get $c))
+                  (then
+                    (local.set $child (i32.add (local.get $child) (i32.const 1)))
+                    (local.set $c (f32.load (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 2)))))))))
+            (br_if $placed (f32.ge (local.get $c) (local.get $s)))
+            (f32.store (i32.add (local.get $heap) (i32.shl (local.get $pos) (i32.const 2))) (local.get $c))
+            (local.set $pos (local.get $child))
+            (br $down)))
+        (f32.store (i32.add (local.get $heap) (i32.shl (local.get $pos) (i32.const 2))) (local.get $s))
+        (br $next)))
+    (if (result f32) (i32.lt_u (local.get $size) (local.get $k))
+      (then (f32.const -inf))
+      (else (f32.load (local.get $heap)))))
+
+  ;; Writes the index of every score >= $min (in order) as i32 at $out; returns how many.
+  (func (export "atLeast") (param $scores i32) (param $rows i32) (param $min f32) (param $out i32) (result i32)
+    (local $i i32) (local $count i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $rows)))
+        (if (f32.ge (f32.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 2)))) (local.get $min))
+          (then
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 2))) (local.get $i))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (local.get $count)))

@@ -44,6 +44,12 @@ export interface RowMatrix {
    * in float32. The result is scratch space, valid until the next call.
    */
   scan(query: Float32Array, rows: number): Float32Array;
+  /**
+   * scan(), then the rows that can be among the `k` best: the indices (ascending) of every
+   * score at least the k-th largest, ties included (every row with a number when fewer
+   * than k have one). Both results are scratch space, valid until the next call.
+   */
+  scanTop(query: Float32Array, rows: number, k: number): { scores: Float32Array; slots: Int32Array };
 }
 
 export interface RowMatrixOptions {
@@ -88,7 +94,10 @@ class WasmRowMatrix implements RowMatrix {
     rows: number,
     stride: number,
   ) => void;
+  private readonly kth: (scores: number, rows: number, k: number, heap: number) => number;
+  private readonly atLeast: (scores: number, rows: number, min: number, out: number) => number;
   private view = new Float32Array(0);
+  private slotView = new Int32Array(0);
 
   constructor(
     readonly stride: number,
@@ -97,6 +106,8 @@ class WasmRowMatrix implements RowMatrix {
     const { exports } = new WebAssembly.Instance(module);
     this.memory = exports.memory as WebAssembly.Memory;
     this.scanRows = exports.scan as WasmRowMatrix['scanRows'];
+    this.kth = exports.kth as WasmRowMatrix['kth'];
+    this.atLeast = exports.atLeast as WasmRowMatrix['atLeast'];
   }
 
   get data(): Float32Array {
@@ -111,14 +122,18 @@ class WasmRowMatrix implements RowMatrix {
 
   reserve(rows: number): void {
     if (rows <= this.capacity) return;
-    // Rows, then one query, then one score per row.
-    const bytes = (rows * this.stride + this.stride + rows) * 4;
-    const pages = Math.ceil(bytes / PAGE_BYTES) - this.memory.buffer.byteLength / PAGE_BYTES;
-    if (pages > 0) this.memory.grow(pages);
+    // Rows, then one query, then one score per row (scanTop's heap and slots follow on demand).
+    this.grow((rows * this.stride + this.stride + rows) * 4);
     // The new rows overlap the old query and scores: zero them, as padding lanes must be
     // (0 x a stale NaN score would be NaN).
     this.floats().fill(0, this.capacity * this.stride, rows * this.stride);
     this.capacity = rows;
+  }
+
+  /** Grows the memory to at least `bytes` (memory.grow keeps the contents). */
+  private grow(bytes: number): void {
+    const pages = Math.ceil(bytes / PAGE_BYTES) - this.memory.buffer.byteLength / PAGE_BYTES;
+    if (pages > 0) this.memory.grow(pages);
   }
 
   scan(query: Float32Array, rows: number): Float32Array {
@@ -130,6 +145,21 @@ class WasmRowMatrix implements RowMatrix {
     floats.set(query.subarray(0, this.stride), queryAt);
     this.scanRows(0, queryAt * 4, outAt * 4, count, this.stride);
     return floats.subarray(outAt, outAt + count);
+  }
+
+  scanTop(query: Float32Array, rows: number, k: number): { scores: Float32Array; slots: Int32Array } {
+    const count = Math.min(rows, this.capacity);
+    // After the scores: the heap of k scores, then one slot index per row. Grown before any
+    // view is taken, since growing replaces the buffer.
+    const outAt = this.capacity * this.stride + this.stride;
+    const heapAt = outAt + this.capacity;
+    const slotsAt = heapAt + Math.max(0, k);
+    this.grow((slotsAt + count) * 4);
+    const scores = this.scan(query, count);
+    const min = k > 0 ? this.kth(outAt * 4, count, k, heapAt * 4) : Number.POSITIVE_INFINITY;
+    const found = this.atLeast(outAt * 4, count, min, slotsAt * 4);
+    if (this.slotView.buffer !== this.memory.buffer) this.slotView = new Int32Array(this.memory.buffer);
+    return { scores, slots: this.slotView.subarray(slotsAt, slotsAt + found) };
   }
 }
 
@@ -180,4 +210,13 @@ class JsRowMatrix implements RowMatrix {
     }
     return this.scores.subarray(0, count);
   }
+
+  /** Without WebAssembly every row is a candidate: the vector store's heap picks the best, as it always did. */
+  scanTop(query: Float32Array, rows: number, k: number): { scores: Float32Array; slots: Int32Array } {
+    const scores = this.scan(query, rows);
+    if (this.allSlots.length < scores.length) this.allSlots = Int32Array.from(this.scores.keys());
+    return { scores, slots: this.allSlots.subarray(0, k > 0 ? scores.length : 0) };
+  }
+
+  private allSlots = new Int32Array(0);
 }

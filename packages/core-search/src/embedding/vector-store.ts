@@ -66,9 +66,27 @@ export class VectorStore {
   /** The `k` rows with the highest dot product with `query`, best first (ties: lower id first). */
   search(query: Float32Array, k: number, accept?: (id: number) => boolean): ScoredId[] {
     if (!this.rows || query.length !== this.dimensions || k <= 0) return [];
-    const scores = this.rows.scan(query, this.used);
+    // The scan also picks the rows scoring at least its k-th best (WebAssembly): every row
+    // of the top k is among them, unless tombstones or rejected rows took places there.
+    const { scores, slots } = this.rows.scanTop(query, this.used, k);
+    let top = new TopK(k);
+    let offered = 0;
+    for (const slot of slots) {
+      const id = this.slotIds[slot]!;
+      if (id < 0 || (accept && !accept(id))) continue;
+      offered++;
+      top.push(id, scores[slot]!);
+    }
+    if (offered < k && slots.length < scores.length) {
+      // Fewer than k candidates survived: every row competes.
+      top = new TopK(k);
+      this.offerAll(top, scores, accept);
+    }
+    return top.sorted();
+  }
+
+  private offerAll(top: TopK, scores: Float32Array, accept?: (id: number) => boolean): void {
     const ids = this.slotIds;
-    const top = new TopK(k);
     // Most rows lose to the current k-th best; one comparison rejects them.
     let threshold = top.threshold;
     for (let slot = 0; slot < scores.length; slot++) {
@@ -79,7 +97,6 @@ export class VectorStore {
       top.push(id, score);
       threshold = top.threshold;
     }
-    return top.sorted();
   }
 
   private reserve(slots: number): RowMatrix {
