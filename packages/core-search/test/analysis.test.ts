@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { normalizeText } from '../src/analysis/normalize.js';
 import { tokenize } from '../src/analysis/tokenize.js';
 import { countOf, quoteQuery, summarize, toolsetOf } from '../src/index.js';
 import {
@@ -12,6 +13,7 @@ import {
   serverPrefix,
   splitIdentifier,
 } from '../src/internals.js';
+import { random } from './helpers.js';
 
 describe('splitIdentifier', () => {
   it.each([
@@ -81,6 +83,43 @@ describe('tokenize and analyze', () => {
     const terms = analyze(long, 600);
     expect(terms.length).toBe(100);
     expect(new Set(terms)).toEqual(new Set(['alpha']));
+  });
+
+  // analyze() splits printable ASCII with its own loop and anything else with a regular
+  // expression, and skips normalizeText's whitespace collapsing: neither may change a term.
+  it('gives the same terms on its ASCII and Unicode paths, with or without whitespace normalised', () => {
+    const next = random(5);
+    const pieces = [
+      'a',
+      'Z',
+      '7',
+      '_',
+      '-',
+      '.',
+      "'",
+      '@',
+      '/',
+      ':',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\r',
+      ',',
+      '(',
+      '"',
+      '~',
+    ];
+    for (let i = 0; i < 500; i++) {
+      let text = '';
+      const length = Math.floor(next() * 60);
+      for (let j = 0; j < length; j++) text += pieces[Math.floor(next() * pieces.length)];
+      const terms = analyze(text);
+      // A trailing non-ASCII word sends the whole text down the Unicode path.
+      expect(analyze(`${text} é`), JSON.stringify(text)).toEqual([...terms, 'é']);
+      expect(analyze(normalizeText(text)), JSON.stringify(text)).toEqual(terms);
+    }
+    expect(analyze('Get\tthe\r\nREADME.md  from  user/repo')).toEqual(['readm', 'md', 'user', 'repo']);
   });
 });
 

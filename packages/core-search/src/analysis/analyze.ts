@@ -1,5 +1,5 @@
 import { DEFAULTS } from '../defaults.js';
-import { normalizeText } from './normalize.js';
+import { NON_ASCII, normalizeText } from './normalize.js';
 import { stem } from './stem.js';
 import { STOP_WORDS } from './stopwords.js';
 import { tokenize, tokenWords } from './tokenize.js';
@@ -36,15 +36,44 @@ function tokenTerms(token: string): readonly string[] {
  * The analysis every field and every query goes through: NFKC + lower case, identifier
  * splitting, stop-word removal, Porter2 stemming. Same text in, same terms out.
  */
-export function analyze(text: string, maxChars?: number): string[] {
+export function analyze(text: string, maxChars: number = DEFAULTS.analysis.maxTextChars): string[] {
   const terms: string[] = [];
-  // Splitting on separators allocates far less than matching tokens; punctuation left at
-  // a token's edges ("end.", "(url") is dropped by identifier splitting, once per token.
-  for (const token of normalizeText(text, maxChars).split(SEPARATOR)) {
-    if (token === '') continue;
-    for (const term of tokenTerms(token)) terms.push(term);
+  // normalizeText's whitespace collapsing cannot change where tokens are (whitespace is a
+  // separator), so only its bound and its NFKC are applied here: collapsing was a third of
+  // the time spent on a description.
+  const bounded = text.length > maxChars ? text.slice(0, maxChars) : text;
+  if (NON_ASCII.test(bounded)) {
+    // Splitting on separators allocates far less than matching tokens; punctuation left at
+    // a token's edges ("end.", "(url") is dropped by identifier splitting, once per token.
+    for (const token of bounded.normalize('NFKC').split(SEPARATOR)) {
+      if (token !== '') pushTerms(terms, token);
+    }
+    return terms;
   }
+  // Printable ASCII (what most descriptions and schemas are): the same split by a loop over
+  // character codes, without the regular expression or the array of tokens (~15% less).
+  let start = -1;
+  const length = bounded.length;
+  for (let i = 0; i < length; i++) {
+    if (ASCII_TOKEN_CHAR[bounded.charCodeAt(i)] === 1) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      pushTerms(terms, bounded.slice(start, i));
+      start = -1;
+    }
+  }
+  if (start >= 0) pushTerms(terms, bounded.slice(start));
   return terms;
+}
+
+function pushTerms(terms: string[], token: string): void {
+  for (const term of tokenTerms(token)) terms.push(term);
+}
+
+/** 1 for the ASCII characters SEPARATOR does not match: letters, digits, _ . - ' @ / : */
+const ASCII_TOKEN_CHAR = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  ASCII_TOKEN_CHAR[code] = SEPARATOR.test(String.fromCharCode(code)) ? 0 : 1;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { IndexedDoc } from '../retriever.js';
 import type { JsonSchemaObject, ToolDefinition } from '../types.js';
 import { AnalysisMemo } from './analyze.js';
 import { bareName, serverPrefix, splitIdentifier } from './identifier.js';
-import { normalizeText } from './normalize.js';
+import { NON_ASCII, normalizeText } from './normalize.js';
 import { fromSource, mergePhrasings, type Phrasing } from './phrasings.js';
 
 /** A tool's toolset: `toolset` ?? `category` ?? the `server` of `server__tool` ?? "default". */
@@ -19,27 +19,37 @@ export function toolsetOf(tool: ToolDefinition): string {
  * low field weight in defaults.ts.
  */
 export function schemaText(schema: JsonSchemaObject | undefined): string {
-  const parts: string[] = [];
-  let length = 0;
-  const max = DEFAULTS.analysis.maxSchemaChars;
-  const walk = (node: JsonSchemaObject | undefined, depth: number): void => {
-    if (!node || typeof node !== 'object' || depth > DEFAULTS.analysis.maxSchemaDepth) return;
-    const properties = node.properties;
-    if (properties && typeof properties === 'object') {
-      for (const [key, child] of Object.entries(properties)) {
-        if (length >= max) return;
-        const text = `${key} ${typeof child?.description === 'string' ? child.description : ''}`;
-        parts.push(text);
-        length += text.length + 1;
-        walk(child, depth + 1);
-      }
+  const out = { text: '', parts: 0, length: 0 };
+  schemaWalk(schema, 0, out);
+  return out.text.slice(0, DEFAULTS.analysis.maxSchemaChars);
+}
+
+/**
+ * schemaText's depth-first walk, appending "key description" parts to `out.text`, space
+ * separated, until `out.length` (the text's length with a separator after each part)
+ * reaches the bound. One function without closures or entry arrays: it runs per tool.
+ */
+function schemaWalk(
+  node: JsonSchemaObject | undefined,
+  depth: number,
+  out: { text: string; parts: number; length: number },
+): void {
+  if (!node || typeof node !== 'object' || depth > DEFAULTS.analysis.maxSchemaDepth) return;
+  const properties = node.properties;
+  if (properties && typeof properties === 'object') {
+    for (const key of Object.keys(properties)) {
+      if (out.length >= DEFAULTS.analysis.maxSchemaChars) return;
+      const child = properties[key];
+      const text = `${key} ${typeof child?.description === 'string' ? child.description : ''}`;
+      out.text = out.parts === 0 ? text : `${out.text} ${text}`;
+      out.parts++;
+      out.length += text.length + 1;
+      schemaWalk(child, depth + 1, out);
     }
-    const items = node.items;
-    if (Array.isArray(items)) for (const item of items) walk(item, depth + 1);
-    else if (items && typeof items === 'object') walk(items, depth + 1);
-  };
-  walk(schema, 0);
-  return parts.join(' ').slice(0, max);
+  }
+  const items = node.items;
+  if (Array.isArray(items)) for (const item of items) schemaWalk(item, depth + 1, out);
+  else if (items && typeof items === 'object') schemaWalk(items, depth + 1, out);
 }
 
 /** The phrasings a tool definition brings itself: `examples` and `phrasings`. */
@@ -66,38 +76,43 @@ export function analyzeTool(
   extra: ExtraPhrasings = {},
   memo: AnalysisMemo = new AnalysisMemo(),
 ): IndexedDoc {
-  const analyze = (text: string, maxChars?: number) => memo.analyze(text, maxChars);
   const toolset = toolsetOf(tool);
   const bare = bareName(tool.name);
   const prefix = serverPrefix(tool.name);
-  const description = memo.normalize(tool.description ?? '');
-  const phrasings = mergePhrasings(
-    ownPhrasings(tool),
-    fromSource(extra.added, 'added'),
-    fromSource(extra.pack, 'pack'),
-  );
-  const phrasingText = phrasings.map((phrasing) => phrasing.text).join('\n');
+  const raw = tool.description ?? '';
+  // A non-ASCII description is analysed normalised (NFKC may lengthen it, and the bound
+  // then applies again); an ASCII one analyses the same either way, without that pass.
+  const description = NON_ASCII.test(raw) ? memo.normalize(raw) : raw;
+  const phrasings = toolPhrasings(tool, extra);
   const toolsetText = prefix && prefix !== toolset ? `${toolset} ${prefix}` : toolset;
-  const nameWords = splitIdentifier(bare);
-  const doc = {
-    id,
-    name: tool.name,
-    toolset,
-    tool,
-    phrasings,
-    fields: {
-      name: analyze(bare),
-      title: analyze(tool.title ?? ''),
-      tags: analyze((tool.tags ?? []).join(' ')),
-      toolset: analyze(toolsetText),
-      description: analyze(description),
-      schema: analyze(schemaText(tool.inputSchema), DEFAULTS.analysis.maxSchemaChars),
-      phrasings: analyze(phrasingText, DEFAULTS.phrasings.maxPerTool * (DEFAULTS.phrasings.maxChars + 1)),
-      learned: extra.learned ? [...extra.learned] : [],
-    },
-    nameWords,
+  const fields = {
+    name: memo.analyze(bare),
+    title: memo.analyze(tool.title ?? ''),
+    tags: memo.analyze(tool.tags ? tool.tags.join(' ') : ''),
+    toolset: memo.analyze(toolsetText),
+    description: memo.analyze(description),
+    schema: memo.analyze(schemaText(tool.inputSchema), DEFAULTS.analysis.maxSchemaChars),
+    phrasings: memo.analyze(phrasingText(phrasings), PHRASINGS_CHARS),
+    learned: extra.learned ? [...extra.learned] : [],
   };
-  return new AnalysedDoc(doc);
+  return new AnalysedDoc(id, tool.name, toolset, tool, phrasings, fields, splitIdentifier(bare));
+}
+
+/** The phrasings field is analysed up to this many characters: every phrasing, each on its line. */
+const PHRASINGS_CHARS = DEFAULTS.phrasings.maxPerTool * (DEFAULTS.phrasings.maxChars + 1);
+
+/** A tool's merged phrasings (mergePhrasings); most tools have none, which then costs nothing. */
+function toolPhrasings(tool: ToolDefinition, extra: ExtraPhrasings): Phrasing[] {
+  if (isEmpty(tool.examples) && isEmpty(tool.phrasings) && isEmpty(extra.added) && isEmpty(extra.pack)) {
+    return [];
+  }
+  return mergePhrasings(ownPhrasings(tool), fromSource(extra.added, 'added'), fromSource(extra.pack, 'pack'));
+}
+
+const isEmpty = (list: readonly string[] | undefined) => list === undefined || list.length === 0;
+
+function phrasingText(phrasings: readonly Phrasing[]): string {
+  return phrasings.length === 0 ? '' : phrasings.map((phrasing) => phrasing.text).join('\n');
 }
 
 /**
@@ -110,9 +125,7 @@ export function embeddingTextOf(
   doc: Pick<IndexedDoc, 'nameWords' | 'toolset' | 'phrasings' | 'tool'>,
 ): string {
   const { nameWords, toolset, phrasings, tool } = doc;
-  const embeddingPhrasings = phrasings
-    .map((phrasing) => phrasing.text)
-    .join('\n')
+  const embeddingPhrasings = phrasingText(phrasings)
     .slice(0, DEFAULTS.phrasings.maxEmbeddingChars)
     .replace(/\n/g, '. ');
   const description = normalizeText(tool.description ?? '', DEFAULTS.analysis.maxTextChars);
@@ -127,27 +140,19 @@ export function embeddingTextOf(
  * strategy, once, and by toJSON) rather than held: a lexical index never reads it, and it
  * was ~360 bytes a tool. A getter on the class, not one defined on each document: a
  * closure and accessor per document cost ~540 bytes a tool (54 MB of a 100k-tool index,
- * measured with heapUsed before and after). It normalises the description again rather
- * than hold a normalised copy of it.
+ * measured with heapUsed before and after), and put each document in dictionary mode. It
+ * normalises the description again rather than hold a normalised copy of it.
  */
 class AnalysedDoc implements IndexedDoc {
-  readonly id: number;
-  readonly name: string;
-  readonly toolset: string;
-  readonly tool: ToolDefinition;
-  readonly phrasings: readonly Phrasing[];
-  readonly fields: IndexedDoc['fields'];
-  readonly nameWords: readonly string[];
-
-  constructor(doc: Omit<IndexedDoc, 'embeddingText'>) {
-    this.id = doc.id;
-    this.name = doc.name;
-    this.toolset = doc.toolset;
-    this.tool = doc.tool;
-    this.phrasings = doc.phrasings;
-    this.fields = doc.fields;
-    this.nameWords = doc.nameWords;
-  }
+  constructor(
+    readonly id: number,
+    readonly name: string,
+    readonly toolset: string,
+    readonly tool: ToolDefinition,
+    readonly phrasings: readonly Phrasing[],
+    readonly fields: IndexedDoc['fields'],
+    readonly nameWords: readonly string[],
+  ) {}
 
   get embeddingText(): string {
     return embeddingTextOf(this);

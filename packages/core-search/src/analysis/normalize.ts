@@ -1,7 +1,7 @@
 import { DEFAULTS } from '../defaults.js';
 
-/** Anything beyond printable ASCII and ordinary whitespace. */
-const NON_ASCII = /[^\t\n\r -~]/u;
+/** Anything beyond printable ASCII and ordinary whitespace (where NFKC cannot change the text). */
+export const NON_ASCII = /[^\t\n\r -~]/u;
 
 /**
  * Unicode normalisation (NFKC folds full-width letters, ligatures and compatibility
