@@ -152,4 +152,152 @@
             (local.set $count (i32.add (local.get $count) (i32.const 1)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)))
-    (local.get $count)))
+    (local.get $count))
+
+  ;; One-row dot products for the rows listed at $slots (i32 row indices), in the
+  ;; lane order of "scan", so each is bit-identical to that row's score there.
+  (func (export "gather")
+    (param $matrix i32) (param $query i32) (param $slots i32) (param $count i32) (param $stride i32)
+    (param $out i32)
+    (local $rowBytes i32) (local $end i32) (local $row i32) (local $i i32) (local $acc v128)
+    (local.set $rowBytes (i32.shl (local.get $stride) (i32.const 2)))
+    (local.set $end (i32.add (local.get $slots) (i32.shl (local.get $count) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $slots) (local.get $end)))
+        (local.set $row
+          (i32.add (local.get $matrix) (i32.mul (i32.load (local.get $slots)) (local.get $rowBytes))))
+        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $rowDone
+          (loop $lane
+            (br_if $rowDone (i32.ge_u (local.get $i) (local.get $rowBytes)))
+            (local.set $acc
+              (f32x4.add (local.get $acc)
+                (f32x4.mul
+                  (v128.load (i32.add (local.get $row) (local.get $i)))
+                  (v128.load (i32.add (local.get $query) (local.get $i))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $lane)))
+        (f32.store (local.get $out)
+          (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
+            (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc)))))
+        (local.set $slots (i32.add (local.get $slots) (i32.const 4)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (br $next))))
+
+  ;; Bounds on each row's score from its int8 copy. A record is `$stride16` int8 values
+  ;; (a multiple of 16), then f32 scale, f32 a (length of the int8 row as scaled) and
+  ;; f32 b (length of what quantising lost), then 4 bytes of padding. The query comes
+  ;; as `$stride16` i16 values with its own scale $qs. The integer dot product is exact;
+  ;; times both scales it is the score of the two quantised vectors, which is within
+  ;; a x $qe + b x $qn of the float score (see quantized-rows.ts). Writes that score
+  ;; minus and plus the margin as f32 to $lo and $hi. Four rows side by side, as in
+  ;; "scan", sixteen values a step.
+  (func (export "bounds")
+    (param $records i32) (param $query i32) (param $lo i32) (param $hi i32) (param $rows i32)
+    (param $stride16 i32) (param $qs f32) (param $qe f32) (param $qn f32)
+    (local $recordBytes i32) (local $end i32) (local $end4 i32) (local $i i32) (local $x v128)
+    (local $qlo v128) (local $qhi v128) (local $r1 i32) (local $r2 i32) (local $r3 i32)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local.set $recordBytes (i32.add (local.get $stride16) (i32.const 16)))
+    (local.set $end (i32.add (local.get $lo) (i32.shl (local.get $rows) (i32.const 2))))
+    (local.set $end4
+      (i32.add (local.get $lo) (i32.shl (i32.and (local.get $rows) (i32.const -4)) (i32.const 2))))
+    (block $quadsDone
+      (loop $quad
+        (br_if $quadsDone (i32.ge_u (local.get $lo) (local.get $end4)))
+        (local.set $r1 (i32.add (local.get $records) (local.get $recordBytes)))
+        (local.set $r2 (i32.add (local.get $r1) (local.get $recordBytes)))
+        (local.set $r3 (i32.add (local.get $r2) (local.get $recordBytes)))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $a2 (v128.const i32x4 0 0 0 0))
+        (local.set $a3 (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $lanesDone
+          (loop $lanes
+            (br_if $lanesDone (i32.ge_u (local.get $i) (local.get $stride16)))
+            (local.set $qlo (v128.load (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1)))))
+            (local.set $qhi
+              (v128.load offset=16 (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1)))))
+            (local.set $x (v128.load (i32.add (local.get $records) (local.get $i))))
+            (local.set $a0 (i32x4.add (local.get $a0)
+              (i32x4.add
+                (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $x)) (local.get $qlo))
+                (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $x)) (local.get $qhi)))))
+            (local.set $x (v128.load (i32.add (local.get $r1) (local.get $i))))
+            (local.set $a1 (i32x4.add (local.get $a1)
+              (i32x4.add
+                (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $x)) (local.get $qlo))
+                (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $x)) (local.get $qhi)))))
+            (local.set $x (v128.load (i32.add (local.get $r2) (local.get $i))))
+            (local.set $a2 (i32x4.add (local.get $a2)
+              (i32x4.add
+                (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $x)) (local.get $qlo))
+                (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $x)) (local.get $qhi)))))
+            (local.set $x (v128.load (i32.add (local.get $r3) (local.get $i))))
+            (local.set $a3 (i32x4.add (local.get $a3)
+              (i32x4.add
+                (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $x)) (local.get $qlo))
+                (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $x)) (local.get $qhi)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $lanes)))
+        (call $bound (local.get $a0) (i32.add (local.get $records) (local.get $stride16))
+          (local.get $lo) (local.get $hi) (local.get $qs) (local.get $qe) (local.get $qn))
+        (call $bound (local.get $a1) (i32.add (local.get $r1) (local.get $stride16))
+          (i32.add (local.get $lo) (i32.const 4)) (i32.add (local.get $hi) (i32.const 4))
+          (local.get $qs) (local.get $qe) (local.get $qn))
+        (call $bound (local.get $a2) (i32.add (local.get $r2) (local.get $stride16))
+          (i32.add (local.get $lo) (i32.const 8)) (i32.add (local.get $hi) (i32.const 8))
+          (local.get $qs) (local.get $qe) (local.get $qn))
+        (call $bound (local.get $a3) (i32.add (local.get $r3) (local.get $stride16))
+          (i32.add (local.get $lo) (i32.const 12)) (i32.add (local.get $hi) (i32.const 12))
+          (local.get $qs) (local.get $qe) (local.get $qn))
+        (local.set $records (i32.add (local.get $r3) (local.get $recordBytes)))
+        (local.set $lo (i32.add (local.get $lo) (i32.const 16)))
+        (local.set $hi (i32.add (local.get $hi) (i32.const 16)))
+        (br $quad)))
+    ;; The last rows (fewer than four), one at a time.
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $lo) (local.get $end)))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $rowDone
+          (loop $lane
+            (br_if $rowDone (i32.ge_u (local.get $i) (local.get $stride16)))
+            (local.set $x (v128.load (i32.add (local.get $records) (local.get $i))))
+            (local.set $a0 (i32x4.add (local.get $a0)
+              (i32x4.add
+                (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $x))
+                  (v128.load (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1)))))
+                (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $x))
+                  (v128.load offset=16 (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1))))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $lane)))
+        (call $bound (local.get $a0) (i32.add (local.get $records) (local.get $stride16))
+          (local.get $lo) (local.get $hi) (local.get $qs) (local.get $qe) (local.get $qn))
+        (local.set $records (i32.add (local.get $records) (local.get $recordBytes)))
+        (local.set $lo (i32.add (local.get $lo) (i32.const 4)))
+        (local.set $hi (i32.add (local.get $hi) (i32.const 4)))
+        (br $next))))
+
+  ;; One row's bounds from its integer dot product (four lanes) and the three floats after its values.
+  (func $bound (param $acc v128) (param $params i32) (param $lo i32) (param $hi i32)
+    (param $qs f32) (param $qe f32) (param $qn f32)
+    (local $score f32) (local $margin f32)
+    (local.set $score
+      (f32.mul
+        (f32.convert_i32_s
+          (i32.add
+            (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
+            (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
+        (f32.mul (f32.load (local.get $params)) (local.get $qs))))
+    (local.set $margin
+      (f32.add
+        (f32.mul (f32.load offset=4 (local.get $params)) (local.get $qe))
+        (f32.mul (f32.load offset=8 (local.get $params)) (local.get $qn))))
+    (f32.store (local.get $lo) (f32.sub (local.get $score) (local.get $margin)))
+    (f32.store (local.get $hi) (f32.add (local.get $score) (local.get $margin)))))

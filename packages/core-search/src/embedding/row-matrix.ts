@@ -28,6 +28,43 @@ declare namespace WebAssembly {
   function validate(bytes: Uint8Array): boolean;
 }
 
+export const PAGE_BYTES = 65536;
+
+/** The functions of dot-scan.wat (addresses are byte offsets into `memory`). */
+export interface DotScan {
+  readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  scan(matrix: number, query: number, out: number, rows: number, stride: number): void;
+  gather(matrix: number, query: number, slots: number, count: number, stride: number, out: number): void;
+  kth(scores: number, rows: number, k: number, heap: number): number;
+  atLeast(scores: number, rows: number, min: number, out: number): number;
+  bounds(
+    records: number,
+    query: number,
+    lo: number,
+    hi: number,
+    rows: number,
+    stride16: number,
+    qs: number,
+    qe: number,
+    qn: number,
+  ): void;
+}
+
+/**
+ * A fresh instance of the dot-scan module (its own memory), or undefined where
+ * WebAssembly or its SIMD proposal is unavailable (or `simd` is false).
+ */
+export function dotScanInstance(simd = true): DotScan | undefined {
+  const module = simd ? dotScanModule() : null;
+  return module ? (new WebAssembly.Instance(module).exports as unknown as DotScan) : undefined;
+}
+
+/** Grows `memory` to at least `bytes` (memory.grow keeps the contents). */
+export function growTo(memory: DotScan['memory'], bytes: number): void {
+  const pages = Math.ceil(bytes / PAGE_BYTES) - memory.buffer.byteLength / PAGE_BYTES;
+  if (pages > 0) memory.grow(pages);
+}
+
 export interface RowMatrix {
   /** Floats per row: the dimension count rounded up to a multiple of 4, padded with zeros. */
   readonly stride: number;
@@ -50,6 +87,11 @@ export interface RowMatrix {
    * than k have one). Both results are scratch space, valid until the next call.
    */
   scanTop(query: Float32Array, rows: number, k: number): { scores: Float32Array; slots: Int32Array };
+  /**
+   * The scores of the rows listed in `slots` only (each bit-identical to its score in
+   * scan()), in that order. Scratch space, valid until the next call.
+   */
+  gather(query: Float32Array, slots: Int32Array): Float32Array;
 }
 
 export interface RowMatrixOptions {
@@ -59,8 +101,8 @@ export interface RowMatrixOptions {
 
 export function createRowMatrix(dims: number, options: RowMatrixOptions = {}): RowMatrix {
   const stride = Math.ceil(dims / 4) * 4;
-  const module = options.simd === false ? undefined : dotScanModule();
-  return module ? new WasmRowMatrix(stride, module) : new JsRowMatrix(stride);
+  const wasm = dotScanInstance(options.simd !== false);
+  return wasm ? new WasmRowMatrix(stride, wasm) : new JsRowMatrix(stride);
 }
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -77,38 +119,20 @@ function dotScanModule(): WebAssembly.Module | null {
   return compiled;
 }
 
-const PAGE_BYTES = 65536;
-
 /**
  * Rows live at the start of the module's memory; the query and the scores follow
  * them, so growing moves only scratch space (memory.grow keeps the contents).
  */
-class WasmRowMatrix implements RowMatrix {
+export class WasmRowMatrix implements RowMatrix {
   readonly kind = 'wasm-simd';
   capacity = 0;
-  private readonly memory: WebAssembly.Memory;
-  private readonly scanRows: (
-    matrix: number,
-    query: number,
-    out: number,
-    rows: number,
-    stride: number,
-  ) => void;
-  private readonly kth: (scores: number, rows: number, k: number, heap: number) => number;
-  private readonly atLeast: (scores: number, rows: number, min: number, out: number) => number;
   private view = new Float32Array(0);
   private slotView = new Int32Array(0);
 
   constructor(
     readonly stride: number,
-    module: WebAssembly.Module,
-  ) {
-    const { exports } = new WebAssembly.Instance(module);
-    this.memory = exports.memory as WebAssembly.Memory;
-    this.scanRows = exports.scan as WasmRowMatrix['scanRows'];
-    this.kth = exports.kth as WasmRowMatrix['kth'];
-    this.atLeast = exports.atLeast as WasmRowMatrix['atLeast'];
-  }
+    private readonly wasm: DotScan,
+  ) {}
 
   get data(): Float32Array {
     return this.floats().subarray(0, this.capacity * this.stride);
@@ -116,24 +140,18 @@ class WasmRowMatrix implements RowMatrix {
 
   /** All of memory as floats; a new view only after the memory grew. */
   private floats(): Float32Array {
-    if (this.view.buffer !== this.memory.buffer) this.view = new Float32Array(this.memory.buffer);
+    if (this.view.buffer !== this.wasm.memory.buffer) this.view = new Float32Array(this.wasm.memory.buffer);
     return this.view;
   }
 
   reserve(rows: number): void {
     if (rows <= this.capacity) return;
     // Rows, then one query, then one score per row (scanTop's heap and slots follow on demand).
-    this.grow((rows * this.stride + this.stride + rows) * 4);
+    growTo(this.wasm.memory, (rows * this.stride + this.stride + rows) * 4);
     // The new rows overlap the old query and scores: zero them, as padding lanes must be
     // (0 x a stale NaN score would be NaN).
     this.floats().fill(0, this.capacity * this.stride, rows * this.stride);
     this.capacity = rows;
-  }
-
-  /** Grows the memory to at least `bytes` (memory.grow keeps the contents). */
-  private grow(bytes: number): void {
-    const pages = Math.ceil(bytes / PAGE_BYTES) - this.memory.buffer.byteLength / PAGE_BYTES;
-    if (pages > 0) this.memory.grow(pages);
   }
 
   scan(query: Float32Array, rows: number): Float32Array {
@@ -143,7 +161,7 @@ class WasmRowMatrix implements RowMatrix {
     const outAt = queryAt + this.stride;
     floats.fill(0, queryAt, outAt);
     floats.set(query.subarray(0, this.stride), queryAt);
-    this.scanRows(0, queryAt * 4, outAt * 4, count, this.stride);
+    this.wasm.scan(0, queryAt * 4, outAt * 4, count, this.stride);
     return floats.subarray(outAt, outAt + count);
   }
 
@@ -154,12 +172,30 @@ class WasmRowMatrix implements RowMatrix {
     const outAt = this.capacity * this.stride + this.stride;
     const heapAt = outAt + this.capacity;
     const slotsAt = heapAt + Math.max(0, k);
-    this.grow((slotsAt + count) * 4);
+    growTo(this.wasm.memory, (slotsAt + count) * 4);
     const scores = this.scan(query, count);
-    const min = k > 0 ? this.kth(outAt * 4, count, k, heapAt * 4) : Number.POSITIVE_INFINITY;
-    const found = this.atLeast(outAt * 4, count, min, slotsAt * 4);
-    if (this.slotView.buffer !== this.memory.buffer) this.slotView = new Int32Array(this.memory.buffer);
-    return { scores, slots: this.slotView.subarray(slotsAt, slotsAt + found) };
+    const min = k > 0 ? this.wasm.kth(outAt * 4, count, k, heapAt * 4) : Number.POSITIVE_INFINITY;
+    const found = this.wasm.atLeast(outAt * 4, count, min, slotsAt * 4);
+    return { scores, slots: this.slots().subarray(slotsAt, slotsAt + found) };
+  }
+
+  gather(query: Float32Array, slots: Int32Array): Float32Array {
+    const queryAt = this.capacity * this.stride;
+    const outAt = queryAt + this.stride;
+    const slotsAt = outAt + slots.length;
+    growTo(this.wasm.memory, (slotsAt + slots.length) * 4);
+    const floats = this.floats();
+    floats.fill(0, queryAt, outAt);
+    floats.set(query.subarray(0, this.stride), queryAt);
+    this.slots().set(slots, slotsAt);
+    this.wasm.gather(0, queryAt * 4, slotsAt * 4, slots.length, this.stride, outAt * 4);
+    return this.floats().subarray(outAt, outAt + slots.length);
+  }
+
+  private slots(): Int32Array {
+    if (this.slotView.buffer !== this.wasm.memory.buffer)
+      this.slotView = new Int32Array(this.wasm.memory.buffer);
+    return this.slotView;
   }
 }
 
@@ -186,29 +222,45 @@ class JsRowMatrix implements RowMatrix {
   }
 
   scan(query: Float32Array, rows: number): Float32Array {
-    const q = this.query;
-    q.fill(0);
-    q.set(query.subarray(0, this.stride));
-    const data = this.data;
-    const stride = this.stride;
-    const fround = Math.fround;
+    this.setQuery(query);
     const count = Math.min(rows, this.capacity);
-    // The WebAssembly lanes: lane j sums elements j, j+4, ...; float32 rounding after
-    // every operation (fround of a float64 product or sum of float32s is exact float32).
-    for (let row = 0, base = 0; row < count; row++, base += stride) {
-      let a = 0;
-      let b = 0;
-      let c = 0;
-      let d = 0;
-      for (let i = 0; i < stride; i += 4) {
-        a = fround(a + fround(data[base + i]! * q[i]!));
-        b = fround(b + fround(data[base + i + 1]! * q[i + 1]!));
-        c = fround(c + fround(data[base + i + 2]! * q[i + 2]!));
-        d = fround(d + fround(data[base + i + 3]! * q[i + 3]!));
-      }
-      this.scores[row] = fround(a + b) + fround(c + d);
-    }
+    for (let row = 0; row < count; row++) this.scores[row] = this.dot(row);
     return this.scores.subarray(0, count);
+  }
+
+  gather(query: Float32Array, slots: Int32Array): Float32Array {
+    this.setQuery(query);
+    const out = new Float32Array(slots.length);
+    slots.forEach((slot, i) => {
+      out[i] = this.dot(slot);
+    });
+    return out;
+  }
+
+  private setQuery(query: Float32Array): void {
+    this.query.fill(0);
+    this.query.set(query.subarray(0, this.stride));
+  }
+
+  /**
+   * The WebAssembly lanes: lane j sums elements j, j+4, ...; float32 rounding after
+   * every operation (fround of a float64 product or sum of float32s is exact float32).
+   */
+  private dot(row: number): number {
+    const { data, stride, query: q } = this;
+    const fround = Math.fround;
+    const base = row * stride;
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    let d = 0;
+    for (let i = 0; i < stride; i += 4) {
+      a = fround(a + fround(data[base + i]! * q[i]!));
+      b = fround(b + fround(data[base + i + 1]! * q[i + 1]!));
+      c = fround(c + fround(data[base + i + 2]! * q[i + 2]!));
+      d = fround(d + fround(data[base + i + 3]! * q[i + 3]!));
+    }
+    return fround(fround(a + b) + fround(c + d));
   }
 
   /** Without WebAssembly every row is a candidate: the vector store's heap picks the best, as it always did. */
