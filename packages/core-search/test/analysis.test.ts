@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { SEPARATOR } from '../src/analysis/analyze.js';
 import { normalizeText } from '../src/analysis/normalize.js';
-import { tokenize } from '../src/analysis/tokenize.js';
+import { stem } from '../src/analysis/stem.js';
+import { STOP_WORDS } from '../src/analysis/stopwords.js';
+import { tokenize, tokenWords } from '../src/analysis/tokenize.js';
 import { countOf, quoteQuery, summarize, toolsetOf } from '../src/index.js';
 import {
   analyze,
@@ -13,6 +16,7 @@ import {
   serverPrefix,
   splitIdentifier,
 } from '../src/internals.js';
+import { randomText } from './fuzz-inputs.js';
 import { random } from './helpers.js';
 
 describe('splitIdentifier', () => {
@@ -120,6 +124,19 @@ describe('tokenize and analyze', () => {
       expect(analyze(normalizeText(text)), JSON.stringify(text)).toEqual(terms);
     }
     expect(analyze('Get\tthe\r\nREADME.md  from  user/repo')).toEqual(['readm', 'md', 'user', 'repo']);
+  });
+
+  it('splits any Unicode text where SEPARATOR matches (surrogate pairs whole, lone surrogates apart)', () => {
+    const next = random(6);
+    const texts = ['𝐀𝐁c d\ud800e \udc00f 𠀀x’s ﬁ\u0301 ١٢٣ ǅungla 😀go'];
+    for (let i = 0; i < 300; i++) texts.push(randomText(next, 1 + Math.floor(next() * 200)));
+    for (const text of texts) {
+      const tokens = text.normalize('NFKC').split(SEPARATOR);
+      const expected = tokens.flatMap((token) =>
+        (token === '' ? [] : tokenWords(token)).filter((word) => !STOP_WORDS.has(word)).map(stem),
+      );
+      expect(analyze(text), JSON.stringify(text)).toEqual(expected);
+    }
   });
 });
 
