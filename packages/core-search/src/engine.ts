@@ -1,4 +1,3 @@
-import { distance } from 'fastest-levenshtein';
 import { AnalysisMemo, analyze } from './analysis/analyze.js';
 import { analyzeTool } from './analysis/document.js';
 import { bareName } from './analysis/identifier.js';
@@ -36,6 +35,7 @@ import { buildSynonymMap, expandTerms, rewriteIdioms } from './retrieval/synonym
 import { Vocabulary } from './retrieval/vocabulary.js';
 import type { IndexedDoc, RetrievalHit, Retriever } from './retriever.js';
 import { deserializeIndex, type SerializedDoc, serializeIndex } from './serialize.js';
+import { closestNames } from './suggest.js';
 import {
   type Degraded,
   type SearchExplanation,
@@ -752,16 +752,15 @@ function describeToolset(docs: readonly IndexedDoc[]): string {
 }
 
 /**
- * Names to offer when a name was not found: all of them when they are few, else the
- * closest spellings to `wanted` (a dataset can have thousands of toolsets).
+ * Names to offer when a toolset was not found: all of them when they are few, else the
+ * did-you-mean rule's close spellings of `wanted` (closestNames, the adapter's rule too; a
+ * dataset can have thousands of toolsets, and unrelated names are no help).
  */
 function choices(known: string[], wanted: string, max: number = DEFAULTS.search.maxChoicesListed): string {
   const sorted = [...known].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (sorted.length <= max) return sorted.join(', ');
-  const near = sorted
-    .map((name) => ({ name, d: distance(wanted.toLowerCase(), name.toLowerCase()) }))
-    .sort((a, b) => a.d - b.d)
-    .slice(0, max)
-    .map((n) => n.name);
-  return `${near.join(', ')} (the ${max} closest of ${sorted.length})`;
+  const near = closestNames(wanted, sorted, max);
+  return near.length > 0
+    ? `${near.join(', ')} (the closest in spelling of ${sorted.length} toolsets)`
+    : `${sorted.length} toolsets, none spelled like it`;
 }

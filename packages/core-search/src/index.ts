@@ -35,6 +35,8 @@ export { PhrasingPack, parsePackFile, readPackFile } from './pack.js';
 // The types of the `retrievers` option (DEFAULT_RETRIEVERS itself is in /internals).
 export type { RetrieverContext, RetrieverFactory } from './retrieval/registry.js';
 export type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from './retriever.js';
+// For the adapter: did-you-mean for an unknown name is one rule, the engine's.
+export { closestNames } from './suggest.js';
 export type {
   Degraded,
   JsonSchemaObject,

@@ -9,6 +9,7 @@ describeEntryPoints(new URL('../', import.meta.url), {
     'ToolSearchError',
     'boundQuery',
     'chatCompletionsUrl',
+    'closestNames',
     'countOf',
     'defaultCacheDir',
     'enrichTools',

@@ -7,6 +7,7 @@
 
 import type { Tool } from '@modelcontextprotocol/server';
 import {
+  closestNames,
   type SearchResponse,
   searchAlternatives,
   summarize,
@@ -16,7 +17,6 @@ import {
   type ToolsetInfo,
   toolsetOf,
 } from '@toolsearch/core-search';
-import { distance } from 'fastest-levenshtein';
 import { stderrLog } from './defaults.js';
 import type { LearnedUse } from './learn/types.js';
 
@@ -188,20 +188,21 @@ export class Catalog {
     return response.results.map((r) => r.name);
   }
 
-  /** Did-you-mean for an unknown toolset: toolsets whose tools best match the name. */
+  /**
+   * Did-you-mean for an unknown toolset: the close spellings (core-search's closestNames, the
+   * rule of the engine's own UNKNOWN_TOOLSET error), then the toolsets whose tools best match
+   * the name as a query. The second part is the adapter's on purpose: an agent often names a
+   * toolset by its topic ("email") rather than misspelling it, and the engine's error has no
+   * search to offer (it answers a caller's filter, not a request).
+   */
   async suggestToolsets(name: string, limit = 3): Promise<string[]> {
     if (name.trim() === '' || this.tools.size === 0) return [];
     const response = await this.engine.search(name, { limit: 10 });
-    // Toolset names are few and often mistyped: close spellings first, then the engine's evidence.
-    const lower = name.toLowerCase();
-    const byName = this.toolsets()
-      .map((t) => ({ name: t.name, distance: distance(lower, t.name.toLowerCase()) }))
-      .filter(
-        (t) =>
-          t.distance <= Math.max(2, Math.floor(lower.length / 3)) || t.name.toLowerCase().includes(lower),
-      )
-      .sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : 1))
-      .map((t) => t.name);
+    const byName = closestNames(
+      name,
+      this.toolsets().map((t) => t.name),
+      limit,
+    );
     return [...new Set([...byName, ...response.toolsets.map((t) => t.toolset)])].slice(0, limit);
   }
 
