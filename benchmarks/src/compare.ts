@@ -19,22 +19,21 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
 import { percentile } from '@toolsearch/core-search/eval';
 import { runMeta } from './environment.js';
 import { MiniSearchBaseline } from './minisearch-baseline.js';
+import { isMain, REPO, RESULTS, SHARED_DATASETS } from './paths.js';
 import type { RunMeta } from './results.js';
 import { loadCorpus } from './scale/corpus.js';
 import { mirrorCorpus, sharedTools } from './scale/mirror.js';
 import { SCALE_QUERIES } from './scale/queries.js';
 import { WinkBaseline } from './wink-baseline.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO = resolve(HERE, '../..');
-const DATASETS = join(REPO, '../shared/datasets');
+const DATASETS = SHARED_DATASETS;
 const SMITHERY = join(DATASETS, 'smithery_toolgym_tools.json');
 const LARGE_SIZE = 100_000;
 const LIMIT = 10;
@@ -494,7 +493,7 @@ export function formatCompare(result: CompareResult): string {
  * Writes compare.json (the latest run) and appends the run to compare-history.json, so that
  * every recorded run stays in the docs' runs table (pnpm bench:readme) after the next one.
  */
-export function writeCompare(result: CompareResult, out = join(REPO, 'benchmarks/results')): void {
+export function writeCompare(result: CompareResult, out = RESULTS): void {
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'compare.json'), `${JSON.stringify(result, null, 2)}\n`);
   const historyFile = join(out, 'compare-history.json');
@@ -505,12 +504,7 @@ export function writeCompare(result: CompareResult, out = join(REPO, 'benchmarks
   writeFileSync(historyFile, `${JSON.stringify(history, null, 2)}\n`);
 }
 
-function isMain(): boolean {
-  const entry = process.argv[1];
-  return entry !== undefined && resolve(entry) === fileURLToPath(import.meta.url);
-}
-
-if (isMain()) {
+if (isMain(import.meta.url)) {
   const { values } = parseArgs({
     options: {
       child: { type: 'string' },

@@ -14,7 +14,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
@@ -28,13 +28,12 @@ import {
   VectorStore,
 } from '@toolsearch/core-search/internals';
 import { runMeta } from './environment.js';
+import { REPO, RESULTS, SHARED_DATASETS, SHARED_MODELS } from './paths.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SHARED = join(REPO, '../shared');
-const SMITHERY = join(SHARED, 'datasets/smithery_toolgym_tools.json');
-const MINILM = join(SHARED, 'models/TIMING-ONLY-minilm-l6-random');
+const SMITHERY = join(SHARED_DATASETS, 'smithery_toolgym_tools.json');
+const MINILM = join(SHARED_MODELS, 'TIMING-ONLY-minilm-l6-random');
 const QUERY_SOURCES = ['metatool.json', 'mcptoolbenchpp.json', 'bfcl.json'].map((f) =>
-  join(SHARED, 'datasets', f),
+  join(SHARED_DATASETS, f),
 );
 
 const { values } = parseArgs({
@@ -293,8 +292,8 @@ async function main() {
   }
   const width = Math.max(...rows.map(([k]) => k.length));
   for (const [key, value] of rows) console.log(`${key.padEnd(width)}  ${value}`);
-  mkdirSync(join(REPO, 'benchmarks/results'), { recursive: true });
-  writeFileSync(join(REPO, 'benchmarks/results/embedding.json'), `${JSON.stringify(result, null, 2)}\n`);
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'embedding.json'), `${JSON.stringify(result, null, 2)}\n`);
   console.error('wrote benchmarks/results/embedding.json');
 }
 

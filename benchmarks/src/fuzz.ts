@@ -14,16 +14,14 @@
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
 import { Gateway, serveHttp } from '@toolsearch/mcp-adapter';
 import { fuzzQueries } from '../../packages/core-search/test/fuzz-inputs.js';
 import { runMeta } from './environment.js';
+import { HERE, REPO } from './paths.js';
 import { RawSession } from './raw-session.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO = resolve(HERE, '../..');
 const FIXTURE_SERVER = join(REPO, 'packages/mcp-adapter/test/fixtures/fixture-server.mjs');
 const TARGET_MS = 150;
 

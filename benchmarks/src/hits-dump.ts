@@ -7,18 +7,17 @@
  * Run it before and after a change, then `cmp` the two files. Lexical by default (fast).
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ToolSearch } from '@toolsearch/core-search';
 import { readDataset } from '@toolsearch/core-search/eval';
+import { REPO, SHARED_DATASETS } from './paths.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const out = process.argv[2];
 if (!out) throw new Error('hits-dump: give an output file');
 const embedding = process.argv.includes('--embedding');
 const maxArg = process.argv.indexOf('--max-queries');
 const maxQueries = maxArg > 0 ? Number(process.argv[maxArg + 1]) : Number.POSITIVE_INFINITY;
-const shared = join(REPO, '../shared/datasets');
+const shared = SHARED_DATASETS;
 const files = [
   join(REPO, 'fixtures/queries/toolsearch-queries.json'),
   ...(existsSync(shared)

@@ -8,6 +8,8 @@ export const REPO = resolve(HERE, '../..');
 export const RESULTS = join(REPO, 'benchmarks/results');
 /** Public datasets next to the repository (not in it); absent in a plain checkout. */
 export const SHARED_DATASETS = join(REPO, '../shared/datasets');
+/** Models next to the repository (timing-only transformer weights for the embedding benchmark). */
+export const SHARED_MODELS = join(REPO, '../shared/models');
 
 /** True when this module is the script node was started with. */
 export function isMain(moduleUrl: string): boolean {

@@ -12,15 +12,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ToolSearch } from '@toolsearch/core-search';
 import { readTools } from '@toolsearch/core-search/eval';
+import { SHARED_DATASETS } from './paths.js';
 import { mirrorCorpus, sharedTools } from './scale/mirror.js';
 import { SCALE_QUERIES } from './scale/queries.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const DATASETS = join(REPO, '../shared/datasets');
+const DATASETS = SHARED_DATASETS;
 const phase = process.argv[2] ?? 'build10k';
 const sizeArg = process.argv.indexOf('--size');
 const size = sizeArg > 0 ? Number(process.argv[sizeArg + 1]) : 100_000;

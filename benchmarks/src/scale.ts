@@ -14,17 +14,16 @@
  * search p50 < 1 ms at 480 tools and < 5 ms at 9,970 tools.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
 import { runMeta } from './environment.js';
 import { measureLatency } from './latency.js';
+import { isMain, REPO, RESULTS } from './paths.js';
 import type { LatencyStats, RunMeta } from './results.js';
 import { type Corpus, loadCorpus } from './scale/corpus.js';
 import { SCALE_QUERIES } from './scale/queries.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CORPORA = [
   { label: 'registry', file: 'fixtures/registry/tools.json', searchP50TargetMs: 1 },
   {
@@ -118,9 +117,8 @@ export async function runScaleBenchmark(options: ScaleOptions = {}): Promise<Sca
   meta.wallTimeMs = Math.round(performance.now() - start);
   if (report) {
     console.log(formatScale(result));
-    const out = join(REPO, 'benchmarks/results');
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'scale.json'), `${JSON.stringify(result, null, 2)}\n`);
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(join(RESULTS, 'scale.json'), `${JSON.stringify(result, null, 2)}\n`);
     console.log('\nwrote benchmarks/results/scale.json');
   }
   return result;
@@ -230,12 +228,7 @@ export function formatScale(result: ScaleResult): string {
   ].join('\n');
 }
 
-function isMain(): boolean {
-  const entry = process.argv[1];
-  return entry !== undefined && resolve(entry) === fileURLToPath(import.meta.url);
-}
-
-if (isMain()) {
+if (isMain(import.meta.url)) {
   const { values } = parseArgs({
     options: { runs: { type: 'string' }, 'time-ms': { type: 'string' } },
     strict: true,
