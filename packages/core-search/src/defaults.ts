@@ -57,7 +57,7 @@ export const DEFAULTS = {
      * names (a BM25 over name + description alone beat the whole engine on vague held-out
      * requests, issue 13). Phrasings are everyday requests, the register of such queries.
      *
-     * How chosen (lexical strategies, pack on, `--disable embedding`): the phrasings weight
+     * How chosen (at f69bf84; lexical strategies, pack on, `--disable embedding`): the phrasings weight
      * on the fixtures (full pack and leave-one-server-out pack), confirmed on MCPToolBench++
      * (47 of its 49 tools are pack tools); the other datasets have no phrasings and score
      * exactly as before. At 1 the fixtures' new users reach R@5 .836 with the full pack but
@@ -86,7 +86,7 @@ export const DEFAULTS = {
   learning: {
     /**
      * At most this many distinct requests per tool; beyond it the weakest are dropped.
-     * Chosen on MetaTool (learn 80% of queries by a seeded hash, test 1,000 of the rest;
+     * Chosen on MetaTool at 74af89b (learn 80% of queries by a seeded hash, test 1,000 of the rest;
      * ~85 learned requests per tool): nDCG@10 .819 at 64, .853 at 256, .854 at 1,024;
      * confirmed neutral on BFCL, Seal-Tools and the fixtures (under 3 requests per tool).
      * The learned field weight (1) and length norm (b .3) were flat between .5 and 3 and
@@ -329,7 +329,7 @@ export const DEFAULTS = {
       // The bundled model's word vectors are fine-tuned on everyday requests (MetaTool).
       // Before phrasings, 0.6 lifted vague wording with no dataset below lexical-only
       // (models/glove-100d-sif-tuned/EVALUATION.md). With the phrasing pack the lexical side
-      // reads everyday words itself. Chosen on the team fixtures among the settings that lose
+      // reads everyday words itself. Chosen at 7e3d1c2 on the team fixtures among the settings that lose
       // to lexical-only nowhere, confirmed on data it was not chosen on: at .3 (the fixtures'
       // best: R@5 .947 vs lexical .928) the post-pack new-user holdout
       // (fixtures/queries/new-users-holdout.json) fell below lexical-only (R@5 .905 vs .913);

@@ -165,7 +165,8 @@ const LEADING_SEQUENCE = new RegExp(`^\\s*${SEQUENCE_WORDS}[,:]?\\s+`, 'i');
  * description, schema and phrasings), so "get the patient's profile, then the health
  * statistics of China" does not teach the profile tool about statistics. When no clause
  * shares a word, the tool cannot be told apart: the whole request is kept.
- * Measured (learn 80% of queries by a seeded hash, test on the rest, fused): Seal-Tools,
+ * Measured at 4564462 (learn 80% of queries by a seeded hash, test on the rest, fused; not the
+ * split of benchmarks/results/learning.json): Seal-Tools,
  * whose requests chain two to six unrelated needs, has nDCG@10 .914 without learning,
  * .806 learning whole requests, .908 learning clauses (.910 with the learned backoff of
  * Corpus.fieldWeightedTfs); BFCL .856 -> .865; MetaTool, one need per request, .853 -> .850.
