@@ -2,7 +2,7 @@ import { DEFAULTS } from '../defaults.js';
 import type { IndexedDoc } from '../retriever.js';
 import type { JsonSchemaObject, ToolDefinition } from '../types.js';
 import { AnalysisMemo } from './analyze.js';
-import { bareName, serverPrefix, splitIdentifier } from './identifier.js';
+import { bareName, identifierWords, serverPrefix, splitIdentifier } from './identifier.js';
 import { NON_ASCII, normalizeText } from './normalize.js';
 import { fromSource, mergePhrasings, type Phrasing } from './phrasings.js';
 
@@ -93,18 +93,21 @@ export function analyzeTool(
     description: memo.analyze(description),
     schema: memo.analyze(schemaText(tool.inputSchema), DEFAULTS.analysis.maxSchemaChars),
     phrasings: memo.analyze(phrasingText(phrasings), PHRASINGS_CHARS),
-    learned: extra.learned ? [...extra.learned] : [],
+    learned: extra.learned ? [...extra.learned] : NONE,
   };
-  return new AnalysedDoc(id, tool.name, toolset, tool, phrasings, fields, splitIdentifier(bare));
+  return new AnalysedDoc(id, tool.name, toolset, tool, phrasings, fields, identifierWords(bare));
 }
+
+/** The empty list most documents hold (no phrasings, nothing learned): one, frozen, not one each. */
+const NONE: readonly never[] = Object.freeze([]);
 
 /** The phrasings field is analysed up to this many characters: every phrasing, each on its line. */
 const PHRASINGS_CHARS = DEFAULTS.phrasings.maxPerTool * (DEFAULTS.phrasings.maxChars + 1);
 
 /** A tool's merged phrasings (mergePhrasings); most tools have none, which then costs nothing. */
-function toolPhrasings(tool: ToolDefinition, extra: ExtraPhrasings): Phrasing[] {
+function toolPhrasings(tool: ToolDefinition, extra: ExtraPhrasings): readonly Phrasing[] {
   if (isEmpty(tool.examples) && isEmpty(tool.phrasings) && isEmpty(extra.added) && isEmpty(extra.pack)) {
-    return [];
+    return NONE;
   }
   return mergePhrasings(ownPhrasings(tool), fromSource(extra.added, 'added'), fromSource(extra.pack, 'pack'));
 }

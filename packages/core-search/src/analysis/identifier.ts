@@ -24,13 +24,21 @@ const splitCache = new Map<string, readonly string[]>();
 
 /** Split one identifier into lower-case words, in order. Empty parts are dropped. */
 export function splitIdentifier(identifier: string): string[] {
+  return identifierWords(identifier).slice(); // callers may extend their copy
+}
+
+/**
+ * splitIdentifier's words, read-only and shared: the array the memo holds, so documents
+ * with the same bare name (a server's forks and mirrors) hold one array, not a copy each.
+ */
+export function identifierWords(identifier: string): readonly string[] {
   let words = splitCache.get(identifier);
   if (words === undefined) {
     words = split(identifier);
     if (splitCache.size >= DEFAULTS.memos.maxIdentifierSplits) splitCache.clear();
     splitCache.set(identifier, words);
   }
-  return words.slice(); // callers may extend their copy
+  return words;
 }
 
 function split(identifier: string): string[] {
