@@ -4,7 +4,7 @@
  *   pnpm -s tsx --conditions=toolsearch-source benchmarks/src/profile.ts <phase> [--size N]
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx --conditions=toolsearch-source benchmarks/src/profile.ts build10k
  *
- * Phases: build10k | lexical | hybrid | after-add | build100k | search100k | save-load. Prints timings and
+ * Phases: build10k | lexical | hybrid | after-add | build100k | search100k | save-load | save-load-json. Prints timings and
  * process.memoryUsage() after each step; needs ../shared/datasets. With `--cpu-prof-out FILE`
  * only the measured part (searches, or the build) is profiled, through node:inspector:
  *
@@ -138,16 +138,30 @@ if (phase === 'build10k') {
   await searchAll(engine, 3);
   if (phase === 'search100k') await profileStop();
   memory('searched');
-} else if (phase === 'save-load') {
+} else if (phase === 'save-load' || phase === 'save-load-json') {
+  // save-load: toBytes() / load(bytes), profiling load; save-load-json: the JSON path of toJSON().
   const tools = mirrorCorpus(sharedTools(DATASETS), size);
   const engine = new ToolSearch({ tools, embedding: false });
-  const text = await time('toJSON + stringify', () => JSON.stringify(engine.toJSON()));
-  console.log(`  ${mb(text.length)} of JSON`);
-  const parsed = await time('parse', () => JSON.parse(text));
-  await profileStart();
-  const loaded = await time('load', () => ToolSearch.load(parsed, { embedding: false }));
-  await profileStop();
+  await engine.search('warm up the norms');
+  let loaded: ToolSearch;
+  if (phase === 'save-load') {
+    const bytes = await time('toBytes', () => engine.toBytes());
+    console.log(`  ${mb(bytes.length)} saved`);
+    await profileStart();
+    const cpu = process.cpuUsage();
+    loaded = await time('load', () => ToolSearch.load(bytes, { embedding: false }));
+    const used = process.cpuUsage(cpu);
+    console.log(`  load CPU ${((used.user + used.system) / 1000).toFixed(1)} ms`);
+  } else {
+    const text = await time('toJSON + stringify', () => JSON.stringify(engine.toJSON()));
+    console.log(`  ${mb(text.length)} of JSON`);
+    const parsed = await time('parse', () => JSON.parse(text));
+    await profileStart();
+    loaded = await time('load', () => ToolSearch.load(parsed, { embedding: false }));
+  }
   await time('first search', () => loaded.search('take a screenshot of the page'));
+  await profileStop();
+  await time('second search', () => loaded.search('send an email to my team'));
   memory('loaded');
 } else {
   throw new Error(`profile: unknown phase ${phase}`);

@@ -1,5 +1,6 @@
 import { DEFAULTS, FIELD_NAMES, type FieldName } from './defaults.js';
 import type { IndexedDoc } from './retriever.js';
+import { invalidIndex } from './serialize.js';
 import { Scores } from './top-k.js';
 import type { QueryShape } from './types.js';
 
@@ -30,6 +31,19 @@ const FIELD_WEIGHTS: Record<QueryShape, readonly number[]> = {
   keywords: FIELD_NAMES.map((field) => DEFAULTS.bm25.fieldWeights.keywords[field]),
   natural: FIELD_NAMES.map((field) => DEFAULTS.bm25.fieldWeights.natural[field]),
 };
+
+/** A corpus' postings as flat arrays (exportPostings / importPostings). */
+export interface CorpusPostings {
+  /** Terms by term id. */
+  terms: string[];
+  /** Term t's postings are at [starts[t], starts[t + 1]). */
+  starts: Int32Array;
+  ids: Int32Array;
+  packed: Float64Array;
+}
+
+/** One past the largest packed value: every field at its saturation count. */
+const MAX_PACKED = FIELD_RADIX ** FIELDS;
 
 /** Terms that appeared in / vanished from the corpus. */
 export interface TermJournal {
@@ -422,6 +436,92 @@ export class Corpus {
     list.tfs[shape] = tfs;
     list.tfsVersion[shape] = this.version;
     return tfs;
+  }
+
+  /**
+   * The postings as flat arrays for a saved index (saved-index.ts): live terms in term-id
+   * order, each term's postings between starts[t] and starts[t + 1], ids renumbered by
+   * `dense` (old id -> position in the file; monotone, so ids stay ascending).
+   */
+  exportPostings(dense: Int32Array): CorpusPostings {
+    const terms: string[] = [];
+    const lists: Postings[] = [];
+    let total = 0;
+    for (const [term, termId] of this.termIds) {
+      const postings = this.byTerm[termId]!;
+      terms.push(term);
+      lists.push(postings);
+      total += postings.length;
+    }
+    // termIds iterates in insertion order, which is term-id order (ids are never reused).
+    const starts = new Int32Array(terms.length + 1);
+    const ids = new Int32Array(total);
+    const packed = new Float64Array(total);
+    let at = 0;
+    lists.forEach((postings, t) => {
+      for (let i = 0; i < postings.length; i++) ids[at + i] = dense[postings.ids[i]!]!;
+      packed.set(postings.packed.subarray(0, postings.length), at);
+      at += postings.length;
+      starts[t + 1] = at;
+    });
+    return { terms, starts, ids, packed };
+  }
+
+  /**
+   * Adopt saved postings instead of adding documents one term at a time: each term's
+   * lists become views into the given arrays (no copy; they are copied on their first
+   * growth). Only into an empty corpus; `lengths` holds FIELDS lengths per document
+   * 0..docs-1. Checks what a wrong array would otherwise turn into a crash or a silent
+   * misranking: starts ascending within bounds, ids ascending and below `docs`, packed
+   * counts whole and in range. Throws INVALID_INDEX naming the array.
+   */
+  importPostings(saved: CorpusPostings, lengths: Float64Array, docs: number): void {
+    if (this.count !== 0 || this.byTerm.length !== 0)
+      throw new Error('importPostings: the corpus is not empty');
+    const { terms, starts, ids, packed } = saved;
+    if (starts.length !== terms.length + 1 || starts[0] !== 0 || starts[terms.length] !== ids.length)
+      invalidIndex(
+        `postings: ${terms.length} terms but ${starts.length} starts ending at ${starts[starts.length - 1]} of ${ids.length} postings`,
+      );
+    if (packed.length !== ids.length) invalidIndex(`postings: ${ids.length} ids but ${packed.length} counts`);
+    if (lengths.length !== docs * FIELDS)
+      invalidIndex(`lengths: ${lengths.length} values for ${docs} documents`);
+    for (let t = 0; t < terms.length; t++) {
+      const from = starts[t]!;
+      const to = starts[t + 1]!;
+      if (to <= from) invalidIndex(`postings of term ${t} ("${terms[t]}"): empty or out of order`);
+      let last = -1;
+      for (let i = from; i < to; i++) {
+        const id = ids[i]!;
+        const value = packed[i]!;
+        if (id <= last || id >= docs)
+          invalidIndex(`postings of term ${t} ("${terms[t]}"): id ${id} out of order or not below ${docs}`);
+        if (!(value >= 1 && value < MAX_PACKED) || !Number.isInteger(value))
+          invalidIndex(`postings of term ${t} ("${terms[t]}"): count ${value} is not a packed field count`);
+        last = id;
+      }
+    }
+    this.version++;
+    this.ensureCapacity(docs);
+    this.lengths.set(lengths);
+    for (let id = 0; id < docs; id++) {
+      for (let f = 0; f < FIELDS; f++) {
+        const length = lengths[id * FIELDS + f]!;
+        this.totalLengths[f]! += length;
+        if (f === LEARNED && length > 0) this.learnedDocs++;
+      }
+    }
+    this.dfStamps = new Int32Array(Math.max(64, terms.length)).fill(this.version);
+    terms.forEach((term, t) => {
+      if (this.termIds.has(term)) invalidIndex(`terms: "${term}" appears twice`);
+      const from = starts[t]!;
+      const to = starts[t + 1]!;
+      this.termIds.set(term, t);
+      this.byTerm.push({ ids: ids.subarray(from, to), packed: packed.subarray(from, to), length: to - from });
+    });
+    this.count = docs;
+    this.idEnd = docs;
+    this.journal = undefined; // the vocabulary builds itself from terms() on first use
   }
 }
 

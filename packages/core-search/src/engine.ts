@@ -34,7 +34,15 @@ import { DEFAULT_RETRIEVERS } from './retrieval/registry.js';
 import { buildSynonymMap, expandTerms, rewriteIdioms } from './retrieval/synonym-map.js';
 import { Vocabulary } from './retrieval/vocabulary.js';
 import type { IndexedDoc, RetrievalHit, Retriever } from './retriever.js';
-import { deserializeIndex, type SerializedDoc, serializeIndex } from './serialize.js';
+import { SavedDoc, SavedIndex, writeSavedIndex } from './saved-index.js';
+import {
+  ANALYZER_VERSION,
+  deserializeIndex,
+  invalidIndex,
+  type SerializedDoc,
+  type SerializedOptions,
+  serializeIndex,
+} from './serialize.js';
 import { closestNames } from './suggest.js';
 import {
   type Degraded,
@@ -541,34 +549,118 @@ export class ToolSearch {
   toJSON(): object {
     return serializeIndex({
       docs: [...this.docs.values()],
-      options: {
-        disable: [...this.disabled],
-        weights: this.weights,
-        rrfK: this.rrfK,
-        synonyms: this.synonymOption,
-        pack: this.pack === false ? false : { exclude: [...this.pack.exclude].sort() },
-      },
+      options: this.savedOptions(),
       learned: this.learned(),
     });
   }
 
+  private savedOptions(): SerializedOptions {
+    return {
+      disable: [...this.disabled],
+      weights: this.weights,
+      rrfK: this.rrfK,
+      synonyms: this.synonymOption,
+      pack: this.pack === false ? false : { exclude: [...this.pack.exclude].sort() },
+    };
+  }
+
   /**
-   * Rebuild an engine from toJSON() output without re-analysing the tools. Pack phrasings
-   * are kept as saved, unless `options.pack` is given: then the tools are re-analysed with
-   * that pack setting (their own and added phrasings kept). Throws INVALID_INDEX.
+   * The index as bytes (saved-index.ts): the posting lists, the strategies' indexes and
+   * each tool's JSON, so ToolSearch.load() starts without analysing or inserting a tool
+   * again. Embedding vectors are included once computed (after ready()).
    */
-  static load(json: unknown, options: Omit<ToolSearchOptions, 'tools'> = {}): ToolSearch {
-    const index = deserializeIndex(json);
+  toBytes(): Uint8Array {
+    const docs = [...this.docs.values()].sort((a, b) => a.id - b.id);
+    // Ids are renumbered densely in insertion order: tie order, and so rankings, are kept.
+    const dense = new Int32Array(this.nextId).fill(-1);
+    docs.forEach((doc, i) => {
+      dense[doc.id] = i;
+    });
+    const retrievers: [string, NonNullable<ReturnType<NonNullable<Retriever['exportState']>>>][] = [];
+    for (const retriever of this.retrievers) {
+      const state = retriever.exportState?.(dense);
+      if (state) retrievers.push([retriever.name, state]);
+    }
+    return writeSavedIndex({
+      options: this.savedOptions(),
+      learned: this.learned(),
+      docs,
+      corpus: this.corpus.exportPostings(dense),
+      retrievers,
+    });
+  }
+
+  /**
+   * Rebuild an engine from toBytes() or toJSON() output without re-analysing the tools.
+   * Pack phrasings are kept as saved, unless `options.pack` is given: then the tools are
+   * re-analysed with that pack setting (their own and added phrasings kept). Throws
+   * INVALID_INDEX. From toBytes(), a tool is parsed and validated when first returned
+   * (get(), a search result), and one that fails then throws INVALID_INDEX naming it.
+   */
+  static load(input: unknown, options: Omit<ToolSearchOptions, 'tools'> = {}): ToolSearch {
+    if (input instanceof Uint8Array) return ToolSearch.loadSaved(new SavedIndex(input), options);
+    const index = deserializeIndex(input);
     const engine = new ToolSearch({ ...index.options, ...options, tools: undefined });
     // A saved file is input like any other: its tools are checked (and copied) exactly as
     // add() checks them, whether or not their analysis is reused. Written by another
     // analyser version, or loaded for another pack setting: re-analysed.
-    const tools = engine.validateSaved(index.tools);
+    const tools = engine.validateSaved(index.tools, 'docs', '.tool');
     engine.restoreUses(index.learned);
     if (index.docs && options.pack === undefined) {
       engine.insertSerialized(index.docs.map((doc, i) => ({ ...doc, tool: tools[i]! })));
     } else engine.addWith(tools, index.added);
     return engine;
+  }
+
+  private static loadSaved(file: SavedIndex, options: Omit<ToolSearchOptions, 'tools'>): ToolSearch {
+    const engine = new ToolSearch({ ...file.options, ...options, tools: undefined });
+    engine.restoreUses(file.learned);
+    if (file.analyzer !== ANALYZER_VERSION || options.pack !== undefined) {
+      // Another analyser, or another pack setting: every tool is read and analysed again.
+      const tools = engine.validateSaved(
+        file.names.map((_, i) => file.toolData(i)),
+        'tools',
+        '',
+      );
+      const added = file.names.map((_, i) =>
+        file
+          .phrasings(i)
+          .filter((phrasing) => phrasing.source === 'added')
+          .map((phrasing) => phrasing.text),
+      );
+      engine.addWith(tools, added);
+      return engine;
+    }
+    engine.adopt(file);
+    return engine;
+  }
+
+  /** Take over a saved index's documents, postings and strategy indexes (ids 0..count-1). */
+  private adopt(file: SavedIndex): void {
+    const toolsets = file.toolsets();
+    const validate = (tool: unknown, i: number): ToolDefinition => {
+      const [valid] = this.validateSaved([tool], 'tools', '', i);
+      if (valid!.name !== file.names[i])
+        invalidIndex(`tools[${i}] is named "${valid!.name}", not "${file.names[i]}"`);
+      return valid!;
+    };
+    const docs = file.names.map((name, i) => new SavedDoc(i, name, toolsets[i]!, file, validate));
+    const { postings, lengths } = file.postings();
+    this.corpus.importPostings(postings, lengths, docs.length);
+    this.nextId = docs.length;
+    for (const doc of docs) {
+      this.docs.set(doc.id, doc);
+      this.idByName.set(doc.name, doc.id);
+      this.toolsetSizes.set(doc.toolset, (this.toolsetSizes.get(doc.toolset) ?? 0) + 1);
+    }
+    this.retrievers.forEach((retriever, i) => {
+      const state = file.retrieverState(retriever.name);
+      if (!state || !retriever.importState?.(state, docs.length)) {
+        const done = retriever.add(docs);
+        if (done instanceof Promise) this.track(done);
+      }
+      this.progress('index', i + 1, this.retrievers.length);
+    });
   }
 
   /** Adds one use to its tool's aggregate and moves the newest-use clock (learn and load share it). */
@@ -589,22 +681,30 @@ export class ToolSearch {
     }
   }
 
-  /** validateTools for a saved index: its INVALID_TOOL / DUPLICATE_TOOL become INVALID_INDEX naming docs[i]. */
-  private validateSaved(tools: readonly unknown[]): ToolDefinition[] {
+  /**
+   * validateTools for a saved index: its INVALID_TOOL / DUPLICATE_TOOL become INVALID_INDEX
+   * naming `${list}[i]${suffix}` (docs[i].tool in JSON, tools[i] in bytes); `first` is the
+   * index of tools[0] in the file.
+   */
+  private validateSaved(
+    tools: readonly unknown[],
+    list: string,
+    suffix: string,
+    first = 0,
+  ): ToolDefinition[] {
     try {
       return validateTools(tools, () => false, this.limits.maxToolChars);
     } catch (error) {
       if (!(error instanceof ToolSearchError)) throw error;
-      const first = error.issues[0];
-      const where = first ? `docs[${first.index}].tool${first.field ? `.${first.field}` : ''}` : 'docs';
+      const at = (issue: { index?: number; field?: string }) =>
+        `${list}[${(issue.index ?? 0) + first}]${suffix}${issue.field ? `.${issue.field}` : ''}`;
+      const issue = error.issues[0];
+      const where = issue ? at(issue) : list;
       const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more issue(s))` : '';
       throw new ToolSearchError(
         'INVALID_INDEX',
-        `toolsearch: invalid index: ${where}: ${first?.message ?? error.message}${more}`,
-        error.issues.map((issue) => ({
-          ...issue,
-          field: `docs[${issue.index}].tool${issue.field ? `.${issue.field}` : ''}`,
-        })),
+        `toolsearch: invalid index: ${where}: ${issue?.message ?? error.message}${more}`,
+        error.issues.map((i) => ({ ...i, index: (i.index ?? 0) + first, field: at(i) })),
       );
     }
   }

@@ -34,7 +34,14 @@ export type { PackFile, PackMatch, PackRegistryTool } from './pack.js';
 export { PhrasingPack, parsePackFile, readPackFile } from './pack.js';
 // The types of the `retrievers` option (DEFAULT_RETRIEVERS itself is in /internals).
 export type { RetrieverContext, RetrieverFactory } from './retrieval/registry.js';
-export type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from './retriever.js';
+export type {
+  AnalyzedQuery,
+  IndexedDoc,
+  RetrievalHit,
+  Retriever,
+  RetrieverStatus,
+  SavedState,
+} from './retriever.js';
 // For the adapter: did-you-mean for an unknown name is one rule, the engine's.
 export { closestNames } from './suggest.js';
 export type {

@@ -64,6 +64,17 @@ export interface RetrievalHit {
   pinned?: boolean;
 }
 
+/**
+ * A retriever's index in a saved file (saved-index.ts): arrays stored as they are, a few
+ * lists of strings, and small JSON values. Ids in it are positions in the file (0..count-1).
+ */
+export interface SavedState {
+  /** Small JSON values (sizes, the model id). */
+  meta?: unknown;
+  strings?: Record<string, readonly string[]>;
+  arrays?: Record<string, Int32Array | Float32Array>;
+}
+
 export type RetrieverStatus = 'ready' | 'loading' | 'unavailable';
 
 export interface Retriever {
@@ -91,4 +102,16 @@ export interface Retriever {
    * little to long requests that already share many words with the tool).
    */
   weightFor?(query: AnalyzedQuery): number;
+  /**
+   * Its index for a saved file, ids renumbered by `dense` (old id -> position in the file,
+   * ascending with the old ids), or undefined when there is nothing worth saving (add()
+   * is cheap, or work is still pending). Retrievers without it are rebuilt by add().
+   */
+  exportState?(dense: Int32Array): SavedState | undefined;
+  /**
+   * Adopt a saved state for documents 0..count-1 instead of add() (nothing added yet).
+   * Returns false when it does not fit (vectors of another model): the engine calls
+   * add() then. Throws INVALID_INDEX when the state is malformed.
+   */
+  importState?(state: SavedState, count: number): boolean;
 }

@@ -58,17 +58,18 @@ export function serializeIndex(input: {
   };
 }
 
-function invalid(message: string): never {
+/** The one error a saved index that toJSON()/toBytes() did not produce gets: INVALID_INDEX naming what is wrong. */
+export function invalidIndex(message: string): never {
   throw new ToolSearchError('INVALID_INDEX', `toolsearch: invalid index: ${message}`);
 }
 
 const isStringArray = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
-const PHRASING_SOURCES: readonly string[] = ['tool', 'added', 'pack'] satisfies PhrasingSource[];
+export const PHRASING_SOURCES: readonly string[] = ['tool', 'added', 'pack'] satisfies PhrasingSource[];
 
 /** Learned uses of a saved index (validated like learn() input, reported as INVALID_INDEX). */
-function savedUses(value: unknown): LearnedUse[] {
+export function savedUses(value: unknown): LearnedUse[] {
   if (value === undefined) return [];
   try {
     return validateUses(value).map(({ query, tool, count, lastSeen }) => ({
@@ -78,7 +79,7 @@ function savedUses(value: unknown): LearnedUse[] {
       ...(lastSeen === undefined ? {} : { lastSeen }),
     }));
   } catch (error) {
-    return invalid(`"learned": ${(error as Error).message.replace(/^toolsearch: /, '')}`);
+    return invalidIndex(`"learned": ${(error as Error).message.replace(/^toolsearch: /, '')}`);
   }
 }
 
@@ -95,29 +96,29 @@ export function deserializeIndex(json: unknown): {
   learned: LearnedUse[];
 } {
   const data = typeof json === 'string' ? parseJson(json) : json;
-  if (data === null || typeof data !== 'object') invalid('expected an object produced by toJSON()');
+  if (data === null || typeof data !== 'object') invalidIndex('expected an object produced by toJSON()');
   const index = data as Partial<SerializedIndex>;
-  if (index.format !== INDEX_FORMAT) invalid(`"format" must be "${INDEX_FORMAT}"`);
+  if (index.format !== INDEX_FORMAT) invalidIndex(`"format" must be "${INDEX_FORMAT}"`);
   if (index.version !== INDEX_VERSION)
-    invalid(`unsupported version ${String(index.version)} (expected ${INDEX_VERSION})`);
-  if (!Array.isArray(index.docs)) invalid('"docs" must be an array');
+    invalidIndex(`unsupported version ${String(index.version)} (expected ${INDEX_VERSION})`);
+  if (!Array.isArray(index.docs)) invalidIndex('"docs" must be an array');
   const options = index.options;
-  if (options === null || typeof options !== 'object') invalid('"options" must be an object');
+  if (options === null || typeof options !== 'object') invalidIndex('"options" must be an object');
   const current = index.analyzer === ANALYZER_VERSION;
   index.docs.forEach((doc, i) => {
-    if (doc === null || typeof doc !== 'object') invalid(`docs[${i}] must be an object`);
+    if (doc === null || typeof doc !== 'object') invalidIndex(`docs[${i}] must be an object`);
     if (doc.tool === null || typeof doc.tool !== 'object' || typeof doc.tool.name !== 'string') {
-      invalid(`docs[${i}].tool must be a tool definition`);
+      invalidIndex(`docs[${i}].tool must be a tool definition`);
     }
-    if (typeof doc.toolset !== 'string') invalid(`docs[${i}].toolset must be a string`);
-    if (!isStringArray(doc.nameWords)) invalid(`docs[${i}].nameWords must be an array of strings`);
-    if (typeof doc.embeddingText !== 'string') invalid(`docs[${i}].embeddingText must be a string`);
+    if (typeof doc.toolset !== 'string') invalidIndex(`docs[${i}].toolset must be a string`);
+    if (!isStringArray(doc.nameWords)) invalidIndex(`docs[${i}].nameWords must be an array of strings`);
+    if (typeof doc.embeddingText !== 'string') invalidIndex(`docs[${i}].embeddingText must be a string`);
     if (!current) return; // only the tool (and added phrasings, when well-formed) is read
     for (const field of FIELD_NAMES) {
       if (!isStringArray(doc.fields?.[field]))
-        invalid(`docs[${i}].fields.${field} must be an array of strings`);
+        invalidIndex(`docs[${i}].fields.${field} must be an array of strings`);
     }
-    if (!Array.isArray(doc.phrasings)) invalid(`docs[${i}].phrasings must be an array`);
+    if (!Array.isArray(doc.phrasings)) invalidIndex(`docs[${i}].phrasings must be an array`);
     doc.phrasings.forEach((phrasing, j) => {
       if (
         phrasing === null ||
@@ -125,7 +126,7 @@ export function deserializeIndex(json: unknown): {
         typeof phrasing.text !== 'string' ||
         !PHRASING_SOURCES.includes(phrasing.source)
       ) {
-        invalid(`docs[${i}].phrasings[${j}] must be {text, source: ${PHRASING_SOURCES.join('|')}}`);
+        invalidIndex(`docs[${i}].phrasings[${j}] must be {text, source: ${PHRASING_SOURCES.join('|')}}`);
       }
     });
   });
@@ -142,6 +143,6 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    return invalid(`not JSON (${(error as Error).message})`);
+    return invalidIndex(`not JSON (${(error as Error).message})`);
   }
 }

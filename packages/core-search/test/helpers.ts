@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { mulberry32 } from '../src/eval/random.js';
 import { type ToolDefinition, ToolSearch, ToolSearchError, type ToolSearchOptions } from '../src/index.js';
@@ -52,3 +53,10 @@ export async function top(search: ToolSearch, query: string, options = {}): Prom
 
 /** Deterministic pseudo-random numbers in [0, 1): test data without fixtures. */
 export const random = mulberry32;
+
+/** The bundled registry's tools (fixtures/registry/tools.json). */
+export const REGISTRY_TOOLS = (
+  JSON.parse(readFileSync(new URL('../../../fixtures/registry/tools.json', import.meta.url), 'utf8')) as {
+    tools: ToolDefinition[];
+  }
+).tools;

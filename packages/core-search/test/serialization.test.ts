@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type ToolDefinition, ToolSearch, ToolSearchError } from '../src/index.js';
+import { ToolSearch, ToolSearchError } from '../src/index.js';
 import { ANALYZER_VERSION } from '../src/serialize.js';
-import { engine, TOOLS, top } from './helpers.js';
+import { engine, REGISTRY_TOOLS, TOOLS, top } from './helpers.js';
 
-const registry = JSON.parse(
-  readFileSync(new URL('../../../fixtures/registry/tools.json', import.meta.url), 'utf8'),
-) as { tools: ToolDefinition[] };
+const registry = { tools: REGISTRY_TOOLS };
 
 const QUERIES = [
   'take a screenshot of the page',

@@ -95,7 +95,7 @@ export function analyzeTool(
     phrasings: memo.analyze(phrasingText(phrasings), PHRASINGS_CHARS),
     learned: extra.learned ? [...extra.learned] : NONE,
   };
-  return new AnalysedDoc(id, tool.name, toolset, tool, phrasings, fields, identifierWords(bare));
+  return new AnalysedDoc(id, tool.name, toolset, tool, phrasings, fields, nameWordsOf(tool.name, bare));
 }
 
 /** The empty list most documents hold (no phrasings, nothing learned): one, frozen, not one each. */
@@ -116,6 +116,14 @@ const isEmpty = (list: readonly string[] | undefined) => list === undefined || l
 
 function phrasingText(phrasings: readonly Phrasing[]): string {
   return phrasings.length === 0 ? '' : phrasings.map((phrasing) => phrasing.text).join('\n');
+}
+
+/**
+ * A tool name split into lower-case words, unstemmed, without its server prefix
+ * (IndexedDoc.nameWords; read-only, shared); `bare` when the caller has bareName(name).
+ */
+export function nameWordsOf(name: string, bare: string = bareName(name)): readonly string[] {
+  return identifierWords(bare);
 }
 
 /**

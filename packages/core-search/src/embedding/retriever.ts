@@ -7,7 +7,15 @@
  */
 import { join } from 'node:path';
 import { DEFAULTS } from '../defaults.js';
-import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, RetrieverStatus } from '../retriever.js';
+import type {
+  AnalyzedQuery,
+  IndexedDoc,
+  RetrievalHit,
+  Retriever,
+  RetrieverStatus,
+  SavedState,
+} from '../retriever.js';
+import { invalidIndex } from '../serialize.js';
 import { defaultCacheDir, EmbeddingDiskCache, textKey } from './disk-cache.js';
 import { LruCache } from './lru.js';
 import { ModelEmbedder } from './model-embedder.js';
@@ -122,6 +130,42 @@ export class EmbeddingRetriever implements Retriever {
     for (const value of vector) norm += value * value;
     if (norm < 1e-12) return [];
     return this.store.search(vector, limit, accept);
+  }
+
+  /**
+   * The document vectors for a saved index, with the embedder's id: loading them skips
+   * embedding (and hashing every text for the disk cache). Nothing while vectors are
+   * still being computed, or after the model failed: the loaded engine embeds then.
+   */
+  exportState(dense: Int32Array): SavedState | undefined {
+    if (this.failed || this.pendingAdds > 0 || this.store.size === 0) return undefined;
+    const { ids, vectors } = this.store.exportRows(dense);
+    return { meta: { embedder: this.embedder.id, dims: this.store.dims }, arrays: { ids, vectors } };
+  }
+
+  /** Saved vectors of this embedder are adopted; another embedder's are not (false: embed again). */
+  importState(state: SavedState, count: number): boolean {
+    const meta = state.meta as { embedder?: unknown; dims?: unknown } | undefined;
+    if (this.failed || meta?.embedder !== this.embedder.id) return false;
+    const dims = meta.dims;
+    const { ids, vectors } = state.arrays ?? {};
+    if (typeof dims !== 'number' || !Number.isInteger(dims) || dims <= 0)
+      invalidIndex('embedding: dims must be a positive integer');
+    if (
+      !(ids instanceof Int32Array) ||
+      !(vectors instanceof Float32Array) ||
+      vectors.length !== ids.length * dims
+    )
+      invalidIndex(`embedding: ${ids?.length} ids need ${dims} floats each`);
+    const seen = new Uint8Array(count);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (!(id >= 0 && id < count) || seen[id])
+        invalidIndex(`embedding: id ${id} repeated or not below ${count}`);
+      seen[id] = 1;
+    }
+    for (let i = 0; i < ids.length; i++) this.store.add(ids[i]!, vectors.subarray(i * dims, (i + 1) * dims));
+    return true;
   }
 
   /** Number of live document vectors. */

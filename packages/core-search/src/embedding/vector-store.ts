@@ -148,6 +148,23 @@ export class VectorStore {
     }
   }
 
+  /** The live rows in slot order, ids renumbered by `dense` (for a saved index). */
+  exportRows(dense: Int32Array): { ids: Int32Array; vectors: Float32Array } {
+    const ids = new Int32Array(this.slotOf.size);
+    const vectors = new Float32Array(this.slotOf.size * this.dimensions);
+    if (!this.rows) return { ids, vectors };
+    const { data, stride } = this.rows;
+    let at = 0;
+    for (let slot = 0; slot < this.used; slot++) {
+      const id = this.slotIds[slot]!;
+      if (id < 0) continue;
+      ids[at] = dense[id]!;
+      vectors.set(data.subarray(slot * stride, slot * stride + this.dimensions), at * this.dimensions);
+      at++;
+    }
+    return { ids, vectors };
+  }
+
   /** Room for `slots` rows: exactly that many when `exact`, else at least double the present. */
   private reserve(slots: number, exact = false): RowMatrix {
     if (!this.rows) {

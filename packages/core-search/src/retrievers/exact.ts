@@ -1,6 +1,8 @@
 import { bareName, compactKey, serverPrefix, splitIdentifier } from '../analysis/identifier.js';
 import { DEFAULTS } from '../defaults.js';
-import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever } from '../retriever.js';
+import type { RetrieverContext } from '../retrieval/context.js';
+import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, SavedState } from '../retriever.js';
+import { invalidIndex } from '../serialize.js';
 
 const GENERIC = new Set<string>(DEFAULTS.category.genericWords);
 
@@ -98,7 +100,7 @@ export function oneEditApart(a: string, b: string): boolean {
  * edit away from exactly one tool name (an identifier-shaped typo) is a strong but
  * unpinned hit: close is not the same as equal.
  */
-export function createExactRetriever(): Retriever {
+export function createExactRetriever(context?: Pick<RetrieverContext, 'docs'>): Retriever {
   /**
    * Ids by key: one id as a number (most keys name one tool), several as an array. A Set
    * per key cost ~100 bytes for each of the ~4 keys of every tool.
@@ -108,7 +110,17 @@ export function createExactRetriever(): Retriever {
     const ids = byKey.get(key);
     return ids === undefined ? [] : typeof ids === 'number' ? [ids] : ids;
   };
+  /**
+   * Keys by id, to remove them again. A saved index does not hold them (remove is rare):
+   * a loaded document's keys are computed again from the document when it is removed.
+   */
   const keysOf = new Map<number, string[]>();
+  const keysFor = (id: number): readonly string[] => {
+    const keys = keysOf.get(id);
+    if (keys) return keys;
+    const doc = context?.docs.get(id);
+    return doc ? nameKeys(doc, servers) : [];
+  };
   /**
    * Keys by length, for typo lookup: built on the first typo lookup, then kept in step
    * with add() and remove() (rebuilding it after every add made the first identifier
@@ -142,7 +154,7 @@ export function createExactRetriever(): Retriever {
       // Removed ids grouped by key, so a key shared by many tools is filtered once.
       const removedByKey = new Map<string, Set<number>>();
       for (const id of ids) {
-        for (const key of keysOf.get(id) ?? []) {
+        for (const key of keysFor(id)) {
           const removed = removedByKey.get(key);
           if (removed) removed.add(id);
           else removedByKey.set(key, new Set([id]));
@@ -165,6 +177,38 @@ export function createExactRetriever(): Retriever {
         if (left.length > 0) byLength.set(length, left);
         else byLength.delete(length);
       }
+    },
+    exportState(dense): SavedState {
+      const keys = [...byKey.keys()];
+      const starts = new Int32Array(keys.length + 1);
+      const all: number[] = [];
+      keys.forEach((key, k) => {
+        const ids = byKey.get(key)!;
+        if (typeof ids === 'number') all.push(dense[ids]!);
+        else for (const id of ids) all.push(dense[id]!);
+        starts[k + 1] = all.length;
+      });
+      return { strings: { keys }, arrays: { starts, ids: Int32Array.from(all) } };
+    },
+    importState(state, count) {
+      const keys = state.strings?.keys;
+      const { starts, ids } = state.arrays ?? {};
+      if (!keys || !(starts instanceof Int32Array) || !(ids instanceof Int32Array))
+        invalidIndex('exact: keys, starts and ids are required');
+      if (starts.length !== keys.length + 1 || starts[0] !== 0 || starts[keys.length] !== ids.length)
+        invalidIndex(`exact: ${starts.length} starts for ${keys.length} keys and ${ids.length} ids`);
+      keys.forEach((key, k) => {
+        const from = starts[k]!;
+        const to = starts[k + 1]!;
+        if (to <= from) invalidIndex(`exact: key ${k} has no ids or its starts are out of order`);
+        for (let i = from; i < to; i++) {
+          if (!(ids[i]! >= 0 && ids[i]! < count))
+            invalidIndex(`exact: id ${ids[i]} of key ${k} is not below ${count}`);
+        }
+        if (byKey.has(key)) invalidIndex(`exact: key "${key}" appears twice`);
+        byKey.set(key, to - from === 1 ? ids[from]! : Array.from(ids.subarray(from, to)));
+      });
+      return true;
     },
     retrieve(query: AnalyzedQuery, limit, accept) {
       const key = compactKey(query.normalized);

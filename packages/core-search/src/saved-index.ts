@@ -1,0 +1,569 @@
+/**
+ * The binary saved index (ToolSearch#toBytes / ToolSearch.load): what an engine needs to
+ * answer its first search without analysing or inserting a single tool again.
+ *
+ * toJSON() keeps every document's analysed terms as strings, so load() had to re-insert
+ * each one and JSON.parse the whole file first: at 100k tools 184 MB of JSON, parse 4.1 s +
+ * load 7.2 s, about what indexing costs. This file holds the structures themselves:
+ * the corpus' postings as flat typed arrays (adopted as views, no copy), the exact-name,
+ * n-gram and embedding strategies' indexes, and each tool's JSON text, parsed and
+ * validated only when the tool is first returned (a search shows ten of 100k).
+ *
+ * Layout, little-endian: "TSINDEX\0" | u32 header bytes | u32 crc32 of the header |
+ * header (UTF-8 JSON) | sections, each 8-byte aligned. The header names the format, its
+ * version, the analyser version, the engine options, the learned uses, the document count,
+ * and each section's type, offset, size and crc32. Every section is checked against its
+ * crc32 at load, except the two large per-document texts (tool JSON, phrasings), which
+ * carry one crc32 per document, checked when that document is first read. A truncated
+ * or corrupted file is INVALID_INDEX naming the section (or `tools[i]`), never a crash or
+ * a different ranking. Structure is checked too (offsets, id ranges and order, counts),
+ * so a file built by hand that passes the checksums still cannot crash the engine.
+ */
+import * as zlib from 'node:zlib';
+import { embeddingTextOf, nameWordsOf } from './analysis/document.js';
+import type { Phrasing } from './analysis/phrasings.js';
+import type { CorpusPostings } from './corpus.js';
+import { FIELD_NAMES } from './defaults.js';
+import type { LearnedUse } from './learning.js';
+import type { IndexedDoc, SavedState } from './retriever.js';
+import {
+  ANALYZER_VERSION,
+  INDEX_FORMAT,
+  invalidIndex,
+  PHRASING_SOURCES,
+  type SerializedOptions,
+  savedUses,
+} from './serialize.js';
+import type { ToolDefinition } from './types.js';
+
+/** The binary format's version (toJSON()'s JSON is version 1). */
+export const SAVED_INDEX_VERSION = 2;
+const MAGIC = 'TSINDEX\0';
+const PREAMBLE_BYTES = 16;
+const FIELDS = FIELD_NAMES.length;
+
+type SectionType = 'i32' | 'u32' | 'f32' | 'f64' | 'json' | 'bytes';
+type TypedArray = Int32Array | Uint32Array | Float32Array | Float64Array;
+
+interface SectionEntry {
+  type: SectionType;
+  offset: number;
+  bytes: number;
+  crc: number;
+}
+
+interface Header {
+  format: typeof INDEX_FORMAT;
+  version: number;
+  analyzer: number;
+  options: SerializedOptions;
+  learned: LearnedUse[];
+  docs: number;
+  sections: Record<string, SectionEntry>;
+  /** Per retriever: its meta value and the names of its string lists and arrays. */
+  retrievers: Record<string, { meta?: unknown; strings: string[]; arrays: string[] }>;
+}
+
+/** Sections whose crc32 is checked per document when read, not at load. */
+const LAZY_SECTIONS = new Set(['tools.data', 'phrasings.data']);
+
+const ELEMENT_BYTES: Record<SectionType, number> = { i32: 4, u32: 4, f32: 4, f64: 8, json: 1, bytes: 1 };
+
+const littleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/** zlib's crc32 (Node >= 20.15), else the same checksum in JavaScript. */
+const crc32: (data: Uint8Array) => number =
+  typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : jsCrc32;
+
+let crcTable: Uint32Array | undefined;
+function jsCrc32(data: Uint8Array): number {
+  if (!crcTable) {
+    crcTable = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c >>> 0;
+    }
+  }
+  let crc = 0xffffffff;
+  for (let i = 0; i < data.length; i++) crc = crcTable[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+const bytesOf = (array: TypedArray): Uint8Array =>
+  new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** True when `value` starts like a saved index (the magic bytes). */
+export function isSavedIndex(value: unknown): value is Uint8Array {
+  if (!(value instanceof Uint8Array) || value.length < MAGIC.length) return false;
+  for (let i = 0; i < MAGIC.length; i++) if (value[i] !== MAGIC.charCodeAt(i)) return false;
+  return true;
+}
+
+export interface SaveInput {
+  options: SerializedOptions;
+  learned: LearnedUse[];
+  /** The documents, ascending by id; their position is their id in the file. */
+  docs: readonly IndexedDoc[];
+  corpus: CorpusPostings;
+  retrievers: readonly (readonly [string, SavedState])[];
+}
+
+/** Each tool's JSON text and the document's phrasings, one record per document. */
+function records(texts: readonly (string | Uint8Array)[]): {
+  starts: Int32Array;
+  crcs: Uint32Array;
+  data: Buffer;
+} {
+  const starts = new Int32Array(texts.length + 1);
+  let total = 0;
+  texts.forEach((text, i) => {
+    total += typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+    if (total > 0x7fffffff) throw new RangeError('toolsearch: a saved index holds at most 2 GB of tool text');
+    starts[i + 1] = total;
+  });
+  const data = Buffer.allocUnsafe(total);
+  const crcs = new Uint32Array(texts.length);
+  texts.forEach((text, i) => {
+    const at = starts[i]!;
+    if (typeof text === 'string') data.write(text, at);
+    else data.set(text, at);
+    crcs[i] = crc32(data.subarray(at, starts[i + 1]!));
+  });
+  return { starts, crcs, data };
+}
+
+/** The saved index as bytes (see the layout above). */
+export function writeSavedIndex(input: SaveInput): Uint8Array {
+  if (!littleEndian)
+    throw new RangeError('toolsearch: saved indexes are written on little-endian machines only');
+  const { docs, corpus } = input;
+  const sections: [string, SectionType, Uint8Array][] = [];
+  const json = (name: string, value: unknown) =>
+    sections.push([name, 'json', Buffer.from(JSON.stringify(value))]);
+  const typed = (name: string, type: SectionType, array: TypedArray) =>
+    sections.push([name, type, bytesOf(array)]);
+
+  json(
+    'names',
+    docs.map((doc) => doc.name),
+  );
+  const toolsetIndex = new Map<string, number>();
+  const toolsetOf = new Int32Array(docs.length);
+  docs.forEach((doc, i) => {
+    let t = toolsetIndex.get(doc.toolset);
+    if (t === undefined) {
+      t = toolsetIndex.size;
+      toolsetIndex.set(doc.toolset, t);
+    }
+    toolsetOf[i] = t;
+  });
+  json('toolsets', [...toolsetIndex.keys()]);
+  typed('toolsetOf', 'i32', toolsetOf);
+
+  json('terms', corpus.terms);
+  typed('postings.starts', 'i32', corpus.starts);
+  typed('postings.ids', 'i32', corpus.ids);
+  typed('postings.packed', 'f64', corpus.packed);
+
+  // Each document's analysed fields as term numbers: re-indexing one tool (learn,
+  // addPhrasings, remove) needs its terms, and field lengths come from the same starts.
+  const termIndex = new Map(corpus.terms.map((term, t) => [term, t]));
+  const tokenStarts = new Int32Array(docs.length * FIELDS + 1);
+  let tokenCount = 0;
+  docs.forEach((doc, i) => {
+    for (let f = 0; f < FIELDS; f++) {
+      tokenCount += doc.fields[FIELD_NAMES[f]!].length;
+      tokenStarts[i * FIELDS + f + 1] = tokenCount;
+    }
+  });
+  const tokens = new Int32Array(tokenCount);
+  let at = 0;
+  for (const doc of docs) {
+    for (const field of FIELD_NAMES) {
+      for (const term of doc.fields[field]) {
+        const t = termIndex.get(term);
+        if (t === undefined) throw new Error(`toBytes: term "${term}" of ${doc.name} is not in the corpus`);
+        tokens[at++] = t;
+      }
+    }
+  }
+  typed('tokens.starts', 'i32', tokenStarts);
+  typed('tokens', 'i32', tokens);
+
+  const tools = records(
+    docs.map((doc) => (doc instanceof SavedDoc ? doc.toolBytes() : JSON.stringify(doc.tool))),
+  );
+  typed('tools.starts', 'i32', tools.starts);
+  typed('tools.crcs', 'u32', tools.crcs);
+  sections.push(['tools.data', 'bytes', tools.data]);
+  const phrasings = records(
+    docs.map((doc) =>
+      doc.phrasings.length === 0
+        ? ''
+        : JSON.stringify(doc.phrasings.map(({ text, source }) => [text, source])),
+    ),
+  );
+  typed('phrasings.starts', 'i32', phrasings.starts);
+  typed('phrasings.crcs', 'u32', phrasings.crcs);
+  sections.push(['phrasings.data', 'bytes', phrasings.data]);
+
+  const retrievers: Header['retrievers'] = {};
+  for (const [name, state] of input.retrievers) {
+    const entry = { meta: state.meta, strings: [] as string[], arrays: [] as string[] };
+    for (const [key, list] of Object.entries(state.strings ?? {})) {
+      json(`retriever.${name}.${key}`, list);
+      entry.strings.push(key);
+    }
+    for (const [key, array] of Object.entries(state.arrays ?? {})) {
+      typed(`retriever.${name}.${key}`, array instanceof Float32Array ? 'f32' : 'i32', array);
+      entry.arrays.push(key);
+    }
+    retrievers[name] = entry;
+  }
+
+  // Offsets count from the first 8-byte boundary after the header, so the header's own
+  // length does not move them.
+  const table: Record<string, SectionEntry> = {};
+  let size = 0;
+  for (const [name, type, data] of sections) {
+    table[name] = { type, offset: size, bytes: data.length, crc: crc32(data) };
+    size = align(size + data.length);
+  }
+  const header: Header = {
+    format: INDEX_FORMAT,
+    version: SAVED_INDEX_VERSION,
+    analyzer: ANALYZER_VERSION,
+    options: input.options,
+    learned: input.learned,
+    docs: docs.length,
+    sections: table,
+    retrievers,
+  };
+  const headerBytes = Buffer.from(JSON.stringify(header));
+  const base = align(PREAMBLE_BYTES + headerBytes.length);
+  const out = new Uint8Array(base + size);
+  out.set(Buffer.from(MAGIC, 'latin1'), 0);
+  const view = new DataView(out.buffer);
+  view.setUint32(8, headerBytes.length, true);
+  view.setUint32(12, crc32(headerBytes), true);
+  out.set(headerBytes, PREAMBLE_BYTES);
+  for (const [name, , data] of sections) out.set(data, base + table[name]!.offset);
+  return out;
+}
+
+const align = (n: number) => Math.ceil(n / 8) * 8;
+
+/** A saved index, checked for integrity and shape; documents are read from it on demand. */
+export class SavedIndex {
+  readonly analyzer: number;
+  readonly options: SerializedOptions;
+  readonly learned: LearnedUse[];
+  readonly count: number;
+  readonly names: string[];
+  private readonly header: Header;
+  private readonly bytes: Uint8Array;
+  /** Where the sections start (their offsets count from here). */
+  private readonly base: number;
+  private terms: string[] | undefined;
+  private tokenStarts: Int32Array | undefined;
+  private tokens: Int32Array | undefined;
+
+  constructor(input: Uint8Array) {
+    if (!littleEndian) invalidIndex('saved indexes are read on little-endian machines only');
+    if (!isSavedIndex(input))
+      invalidIndex(
+        'bytes without the "TSINDEX" signature of toBytes() (toJSON() output is loaded as an object or text)',
+      );
+    if (input.length < PREAMBLE_BYTES) invalidIndex('truncated before its header');
+    // Typed views need aligned offsets: a Uint8Array at an odd offset is copied once.
+    this.bytes = input.byteOffset % 8 === 0 ? input : input.slice();
+    const view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    const headerBytes = view.getUint32(8, true);
+    if (PREAMBLE_BYTES + headerBytes > this.bytes.length) invalidIndex('truncated inside its header');
+    const headerData = this.bytes.subarray(PREAMBLE_BYTES, PREAMBLE_BYTES + headerBytes);
+    if (crc32(headerData) !== view.getUint32(12, true)) invalidIndex('header checksum mismatch (corrupted)');
+    const header = parseJson(headerData, 'header') as Partial<Header> | null;
+    if (header === null || typeof header !== 'object') invalidIndex('the header is not an object');
+    if (header.format !== INDEX_FORMAT) invalidIndex(`"format" must be "${INDEX_FORMAT}"`);
+    if (header.version !== SAVED_INDEX_VERSION)
+      invalidIndex(`unsupported version ${String(header.version)} (expected ${SAVED_INDEX_VERSION})`);
+    if (typeof header.analyzer !== 'number') invalidIndex('"analyzer" must be a number');
+    if (header.options === null || typeof header.options !== 'object')
+      invalidIndex('"options" must be an object');
+    if (!Number.isInteger(header.docs) || header.docs! < 0) invalidIndex('"docs" must be a count');
+    if (header.sections === null || typeof header.sections !== 'object')
+      invalidIndex('"sections" must be an object');
+    if (header.retrievers === null || typeof header.retrievers !== 'object')
+      invalidIndex('"retrievers" must be an object');
+    this.header = header as Header;
+    this.base = align(PREAMBLE_BYTES + headerBytes);
+    for (const [name, entry] of Object.entries(this.header.sections)) this.checkSection(name, entry);
+    this.analyzer = header.analyzer;
+    this.options = header.options;
+    this.learned = savedUses(header.learned);
+    this.count = header.docs!;
+    this.names = this.stringList('names', this.count);
+    const seen = new Set<string>();
+    this.names.forEach((name, i) => {
+      if (name === '') invalidIndex(`names[${i}] is empty`);
+      if (seen.has(name)) invalidIndex(`names[${i}] "${name}" appears twice`);
+      seen.add(name);
+    });
+    this.recordStarts('tools');
+    this.recordStarts('phrasings');
+  }
+
+  private checkSection(name: string, entry: SectionEntry): void {
+    if (entry === null || typeof entry !== 'object' || !Object.hasOwn(ELEMENT_BYTES, entry.type))
+      invalidIndex(`section "${name}" has no known type`);
+    const { bytes, crc } = entry;
+    if (!Number.isInteger(entry.offset) || !Number.isInteger(bytes) || entry.offset < 0 || bytes < 0)
+      invalidIndex(`section "${name}": offset and size must be whole numbers`);
+    const offset = this.base + entry.offset;
+    if (offset + bytes > this.bytes.length)
+      invalidIndex(`section "${name}" ends at byte ${offset + bytes} of ${this.bytes.length} (truncated)`);
+    const width = ELEMENT_BYTES[entry.type];
+    if (offset % width !== 0 || bytes % width !== 0) invalidIndex(`section "${name}" is misaligned`);
+    if (!LAZY_SECTIONS.has(name) && crc32(this.bytes.subarray(offset, offset + bytes)) !== crc)
+      invalidIndex(`section "${name}" checksum mismatch (corrupted)`);
+  }
+
+  /** A section's absolute offset and size. */
+  private entry(name: string, type: SectionType): { offset: number; bytes: number } {
+    const entry = this.header.sections[name];
+    if (!entry) invalidIndex(`section "${name}" is missing`);
+    if (entry.type !== type) invalidIndex(`section "${name}" must be ${type}, not ${entry.type}`);
+    return { offset: this.base + entry.offset, bytes: entry.bytes };
+  }
+
+  private typed(name: string, type: 'i32'): Int32Array;
+  private typed(name: string, type: 'u32'): Uint32Array;
+  private typed(name: string, type: 'f32'): Float32Array;
+  private typed(name: string, type: 'f64'): Float64Array;
+  private typed(name: string, type: 'i32' | 'u32' | 'f32' | 'f64'): TypedArray {
+    const { offset, bytes } = this.entry(name, type);
+    const { buffer, byteOffset } = this.bytes;
+    const at = byteOffset + offset;
+    if (type === 'i32') return new Int32Array(buffer, at, bytes / 4);
+    if (type === 'u32') return new Uint32Array(buffer, at, bytes / 4);
+    if (type === 'f32') return new Float32Array(buffer, at, bytes / 4);
+    return new Float64Array(buffer, at, bytes / 8);
+  }
+
+  private stringList(name: string, length?: number): string[] {
+    const { offset, bytes } = this.entry(name, 'json');
+    const list = parseJson(this.bytes.subarray(offset, offset + bytes), name);
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string'))
+      invalidIndex(`"${name}" must be an array of strings`);
+    if (length !== undefined && list.length !== length)
+      invalidIndex(`"${name}" holds ${list.length} entries for ${length} documents`);
+    return list;
+  }
+
+  /** Record i of a per-document text section spans [starts[i], starts[i + 1]) of its data. */
+  private recordStarts(name: 'tools' | 'phrasings'): Int32Array {
+    const starts = this.typed(`${name}.starts`, 'i32');
+    const crcs = this.typed(`${name}.crcs`, 'u32');
+    const data = this.entry(`${name}.data`, 'bytes');
+    if (starts.length !== this.count + 1 || crcs.length !== this.count)
+      invalidIndex(`"${name}" lists ${starts.length - 1} records for ${this.count} documents`);
+    checkStarts(starts, data.bytes, `${name}.starts`);
+    return starts;
+  }
+
+  /** The bytes of record i, checked against its crc32. */
+  private record(name: 'tools' | 'phrasings', i: number): Uint8Array {
+    const starts = this.typed(`${name}.starts`, 'i32');
+    const { offset } = this.entry(`${name}.data`, 'bytes');
+    const data = this.bytes.subarray(offset + starts[i]!, offset + starts[i + 1]!);
+    if (crc32(data) !== this.typed(`${name}.crcs`, 'u32')[i])
+      invalidIndex(`${name}[${i}] ("${this.names[i]}") checksum mismatch (corrupted)`);
+    return data;
+  }
+
+  /** Tool i's JSON text as saved (re-saving copies it without parsing). */
+  toolBytes(i: number): Uint8Array {
+    return this.record('tools', i);
+  }
+
+  /** Tool i's definition, unvalidated (the caller validates it as add() would). */
+  toolData(i: number): unknown {
+    return parseJson(this.record('tools', i), `tools[${i}]`);
+  }
+
+  phrasings(i: number): Phrasing[] {
+    const data = this.record('phrasings', i);
+    if (data.length === 0) return [];
+    const list = parseJson(data, `phrasings[${i}]`);
+    if (!Array.isArray(list)) invalidIndex(`phrasings[${i}] must be an array`);
+    return list.map((item: unknown, j) => {
+      if (
+        !Array.isArray(item) ||
+        item.length !== 2 ||
+        typeof item[0] !== 'string' ||
+        !PHRASING_SOURCES.includes(item[1])
+      )
+        invalidIndex(`phrasings[${i}][${j}] must be [text, ${PHRASING_SOURCES.join('|')}]`);
+      return { text: item[0], source: item[1] } as Phrasing;
+    });
+  }
+
+  /** Each document's toolset name. */
+  toolsets(): string[] {
+    const names = this.stringList('toolsets');
+    const of = this.typed('toolsetOf', 'i32');
+    if (of.length !== this.count)
+      invalidIndex(`"toolsetOf" holds ${of.length} entries for ${this.count} documents`);
+    return Array.from(of, (t, i) => {
+      const name = names[t];
+      if (name === undefined) invalidIndex(`toolsetOf[${i}] names no toolset`);
+      return name;
+    });
+  }
+
+  /** The corpus' postings (checked by Corpus.importPostings) and each document's field lengths. */
+  postings(): { postings: CorpusPostings; lengths: Float64Array } {
+    const terms = this.termList();
+    const starts = this.tokenStartList();
+    const lengths = new Float64Array(this.count * FIELDS);
+    for (let k = 0; k < lengths.length; k++) lengths[k] = starts[k + 1]! - starts[k]!;
+    return {
+      postings: {
+        terms,
+        starts: this.typed('postings.starts', 'i32'),
+        ids: this.typed('postings.ids', 'i32'),
+        packed: this.typed('postings.packed', 'f64'),
+      },
+      lengths,
+    };
+  }
+
+  private termList(): string[] {
+    this.terms ??= this.stringList('terms');
+    return this.terms;
+  }
+
+  /** The token starts, checked with the tokens (each a term number) once. */
+  private tokenStartList(): Int32Array {
+    if (this.tokenStarts) return this.tokenStarts;
+    const starts = this.typed('tokens.starts', 'i32');
+    const tokens = this.typed('tokens', 'i32');
+    if (starts.length !== this.count * FIELDS + 1)
+      invalidIndex(`"tokens.starts" holds ${starts.length} entries for ${this.count} documents`);
+    checkStarts(starts, tokens.length, 'tokens.starts');
+    const terms = this.termList().length;
+    for (let k = 0; k < tokens.length; k++) {
+      if (!(tokens[k]! >= 0 && tokens[k]! < terms)) invalidIndex(`tokens[${k}] names no term`);
+    }
+    this.tokens = tokens;
+    this.tokenStarts = starts;
+    return starts;
+  }
+
+  /** Document i's analysed fields, as analyzeTool made them. */
+  fields(i: number): IndexedDoc['fields'] {
+    const starts = this.tokenStartList();
+    const tokens = this.tokens!;
+    const terms = this.termList();
+    const fields: Record<string, string[]> = {};
+    FIELD_NAMES.forEach((field, f) => {
+      const from = starts[i * FIELDS + f]!;
+      const to = starts[i * FIELDS + f + 1]!;
+      const list = new Array<string>(to - from);
+      for (let k = from; k < to; k++) list[k - from] = terms[tokens[k]!]!;
+      fields[field] = list;
+    });
+    return fields as unknown as IndexedDoc['fields'];
+  }
+
+  /** A retriever's saved state, or undefined when the file holds none for it. */
+  retrieverState(name: string): SavedState | undefined {
+    const entry = this.header.retrievers[name];
+    if (entry === undefined) return undefined;
+    if (
+      entry === null ||
+      typeof entry !== 'object' ||
+      !Array.isArray(entry.strings) ||
+      !Array.isArray(entry.arrays)
+    )
+      invalidIndex(`retriever "${name}" must list its strings and arrays`);
+    const strings: Record<string, string[]> = {};
+    for (const key of entry.strings) strings[key] = this.stringList(`retriever.${name}.${key}`);
+    const arrays: Record<string, Int32Array | Float32Array> = {};
+    for (const key of entry.arrays) {
+      const section = `retriever.${name}.${key}`;
+      arrays[key] =
+        this.header.sections[section]?.type === 'f32'
+          ? this.typed(section, 'f32')
+          : this.typed(section, 'i32');
+    }
+    return { meta: entry.meta, strings, arrays };
+  }
+}
+
+/** Starts of records or runs: from 0, never decreasing, ending at `end`. */
+function checkStarts(starts: Int32Array, end: number, name: string): void {
+  if (starts[0] !== 0 || starts[starts.length - 1] !== end)
+    invalidIndex(`"${name}" must run from 0 to ${end}`);
+  for (let i = 1; i < starts.length; i++) {
+    if (starts[i]! < starts[i - 1]!) invalidIndex(`"${name}" decreases at ${i}`);
+  }
+}
+
+function parseJson(data: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(utf8.decode(data));
+  } catch (error) {
+    return invalidIndex(`${what} is not JSON (${(error as Error).message})`);
+  }
+}
+
+/**
+ * A document of a saved index: id, name and toolset at hand (every search reads them),
+ * the rest read from the file when first needed. Its tool is parsed and validated as
+ * add() validates, on first use; a tool that fails is INVALID_INDEX naming `tools[i]`.
+ */
+export class SavedDoc implements IndexedDoc {
+  private toolValue: ToolDefinition | undefined;
+  private fieldsValue: IndexedDoc['fields'] | undefined;
+  private phrasingsValue: Phrasing[] | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly name: string,
+    readonly toolset: string,
+    private readonly file: SavedIndex,
+    private readonly validate: (tool: unknown, index: number) => ToolDefinition,
+  ) {}
+
+  get tool(): ToolDefinition {
+    this.toolValue ??= this.validate(this.file.toolData(this.id), this.id);
+    return this.toolValue;
+  }
+
+  get fields(): IndexedDoc['fields'] {
+    this.fieldsValue ??= this.file.fields(this.id);
+    return this.fieldsValue;
+  }
+
+  get phrasings(): Phrasing[] {
+    this.phrasingsValue ??= this.file.phrasings(this.id);
+    return this.phrasingsValue;
+  }
+
+  get nameWords(): readonly string[] {
+    return nameWordsOf(this.name);
+  }
+
+  get embeddingText(): string {
+    return embeddingTextOf(this);
+  }
+
+  /** The tool's JSON text as saved. */
+  toolBytes(): Uint8Array {
+    return this.file.toolBytes(this.id);
+  }
+}
