@@ -218,7 +218,11 @@ export function writeSavedIndex(input: SaveInput): Uint8Array {
       entry.strings.push(key);
     }
     for (const [key, array] of Object.entries(state.arrays ?? {})) {
-      typed(`retriever.${name}.${key}`, array instanceof Float32Array ? 'f32' : 'i32', array);
+      typed(
+        `retriever.${name}.${key}`,
+        array instanceof Float32Array ? 'f32' : array instanceof Float64Array ? 'f64' : 'i32',
+        array,
+      );
       entry.arrays.push(key);
     }
     retrievers[name] = entry;
@@ -492,13 +496,16 @@ export class SavedIndex {
       invalidIndex(`retriever "${name}" must list its strings and arrays`);
     const strings: Record<string, string[]> = {};
     for (const key of entry.strings) strings[key] = this.stringList(`retriever.${name}.${key}`);
-    const arrays: Record<string, Int32Array | Float32Array> = {};
+    const arrays: Record<string, Int32Array | Float32Array | Float64Array> = {};
     for (const key of entry.arrays) {
       const section = `retriever.${name}.${key}`;
+      const type = this.header.sections[section]?.type;
       arrays[key] =
-        this.header.sections[section]?.type === 'f32'
+        type === 'f32'
           ? this.typed(section, 'f32')
-          : this.typed(section, 'i32');
+          : type === 'f64'
+            ? this.typed(section, 'f64')
+            : this.typed(section, 'i32');
     }
     return { meta: entry.meta, strings, arrays };
   }

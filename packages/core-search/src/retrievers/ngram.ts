@@ -18,7 +18,8 @@ export function charNgrams(words: readonly string[], n: number = DEFAULTS.ngram.
  * "takescreenshot" vs "take_screenshot", "filesystem" vs "file-system".
  */
 export function createNgramRetriever(context?: Pick<RetrieverContext, 'docs'>): Retriever {
-  const postings = new Map<string, number[]>();
+  /** Ids by gram; a loaded index's lists are views of the saved array until one changes. */
+  const postings = new Map<string, number[] | Int32Array>();
   /**
    * Each doc's name words (the doc's own array, not a copy), to find its grams again on
    * remove(): a Set of gram strings per doc was a kilobyte a tool, a quarter of the
@@ -44,8 +45,8 @@ export function createNgramRetriever(context?: Pick<RetrieverContext, 'docs'>): 
         gramCounts[doc.id] = grams.size;
         for (const gram of grams) {
           const ids = postings.get(gram);
-          if (ids) ids.push(doc.id);
-          else postings.set(gram, [doc.id]);
+          if (Array.isArray(ids)) ids.push(doc.id);
+          else postings.set(gram, ids ? [...ids, doc.id] : [doc.id]);
         }
       }
     },
@@ -59,7 +60,7 @@ export function createNgramRetriever(context?: Pick<RetrieverContext, 'docs'>): 
         gramCounts[id] = 0;
       }
       for (const gram of touched) {
-        const left = postings.get(gram)?.filter((id) => !gone.has(id)) ?? [];
+        const left = Array.from(postings.get(gram) ?? []).filter((id) => !gone.has(id));
         if (left.length > 0) postings.set(gram, left);
         else postings.delete(gram);
       }
@@ -105,7 +106,7 @@ export function createNgramRetriever(context?: Pick<RetrieverContext, 'docs'>): 
             invalidIndex(`ngram: id ${ids[i]} of gram ${g} is not a document below ${count} with grams`);
         }
         if (postings.has(gram)) invalidIndex(`ngram: gram "${gram}" appears twice`);
-        postings.set(gram, Array.from(ids.subarray(from, to)));
+        postings.set(gram, ids.subarray(from, to));
       });
       gramCounts = new Int32Array(Math.max(64, count));
       gramCounts.set(counts);
