@@ -164,7 +164,7 @@ export class EmbeddingRetriever implements Retriever {
         invalidIndex(`embedding: id ${id} repeated or not below ${count}`);
       seen[id] = 1;
     }
-    for (let i = 0; i < ids.length; i++) this.store.add(ids[i]!, vectors.subarray(i * dims, (i + 1) * dims));
+    this.store.addAll(Array.from(ids, (id, i) => [id, vectors.subarray(i * dims, (i + 1) * dims)] as const));
     return true;
   }
 
