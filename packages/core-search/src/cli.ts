@@ -4,18 +4,19 @@
  * a labelled dataset. Results go to stdout, progress and errors to stderr.
  * Exit codes: 0 ok, 1 runtime error (unreadable file, engine failure), 2 usage error.
  */
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { countOf, quoteQuery } from './analysis/summarize.js';
 import { type Dataset, readDataset } from './dataset.js';
 import { DEFAULTS } from './defaults.js';
-import { ToolSearch } from './engine.js';
+import { ToolSearch, type ToolSearchOptions } from './engine.js';
 import { ENRICH_DEFAULTS, enrichTools } from './enrich.js';
 import { ToolSearchError } from './errors.js';
 import { type EvaluationResult, evaluate, evaluateLeaveOneServerOut } from './eval/evaluate.js';
 import { learnUses, usesOfQueries } from './eval/learn.js';
 import type { MetricSummary } from './eval/metrics.js';
+import { defaultIndexCacheDir, indexCacheKey, readCachedIndex, writeCachedIndex } from './index-cache.js';
 import type { ToolUse } from './learning.js';
 import { PhrasingPack } from './pack.js';
 import { bundledRegistryPath } from './registry.js';
@@ -65,6 +66,8 @@ Options:
   --model-path DIR   A local model folder in transformers.js layout (config.json, onnx/)
   --no-embedding     Lexical strategies only (fast start, no model)
   --no-pack          Without the shipped phrasing pack (everyday requests for the registry's tools)
+  --no-cache         Neither read nor write the index cache (built indexes, by the tools
+                     file's content, in $XDG_CACHE_HOME/toolsearch/indexes)
   -h, --help         Show this help`;
 
 const EVAL_HELP = `Usage: toolsearch eval --dataset FILE|DIR [--dataset ...] [options]
@@ -145,6 +148,7 @@ async function runSearch(args: string[]): Promise<void> {
     disable: { type: 'string' },
     json: { type: 'boolean' },
     explain: { type: 'boolean' },
+    'no-cache': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     ...EMBEDDING_OPTIONS,
   });
@@ -161,19 +165,27 @@ async function runSearch(args: string[]): Promise<void> {
   if (values.explain) options.explain = true;
 
   const toolsPath = values.tools ?? bundledRegistryPath();
-  const { tools } = readDataset(toolsPath);
-  if (tools.length === 0) throw new UsageError(`--tools ${toolsPath}: the file lists no tools`, 'search');
   // A one-shot search is short: show engine progress (model loading) on a terminal only.
   const onProgress = process.stderr.isTTY ? progressLine : undefined;
   const embedding = embeddingOption('search', values);
   // --no-embedding counts as switching the strategy off, so --disable-ing the rest is an error.
-  const engine = new ToolSearch({
-    tools,
+  const engineOptions = {
     embedding,
     ...(embedding === false ? { disable: ['embedding' as const] } : {}),
-    pack: !values['no-pack'],
     onProgress,
-  });
+  };
+  const pack = !values['no-pack'];
+  const cache = values['no-cache']
+    ? undefined
+    : indexCache(toolsPath, { embedding: embedding ?? 'default', pack });
+  let engine = cache?.load(engineOptions);
+  if (!engine) {
+    const { tools } = readDataset(toolsPath);
+    if (tools.length === 0) throw new UsageError(`--tools ${toolsPath}: the file lists no tools`, 'search');
+    engine = new ToolSearch({ tools, pack, ...engineOptions });
+    await engine.ready();
+    cache?.save(engine);
+  }
   await engine.ready();
   clearProgress();
   const response = await engine.search(query, options);
@@ -508,6 +520,49 @@ function embeddingOption(
   }
   if (model === undefined && modelPath === undefined) return undefined;
   return { ...(model === undefined ? {} : { model }), ...(modelPath === undefined ? {} : { modelPath }) };
+}
+
+/**
+ * The index cache of one tools file: a search over the same file with the same settings
+ * loads the index built the first time instead of reading, analysing and embedding every
+ * tool again. A file whose tools come from another (`toolsFrom`) is not cached: its key
+ * would not see that file change. Undefined when the file cannot be read (readDataset
+ * then reports it as for an uncached search).
+ */
+function indexCache(toolsPath: string, settings: unknown) {
+  let content: Uint8Array;
+  try {
+    content = readFileSync(toolsPath);
+  } catch {
+    return undefined;
+  }
+  if (Buffer.from(content.buffer, content.byteOffset, content.length).includes('"toolsFrom"'))
+    return undefined;
+  const dir = defaultIndexCacheDir();
+  const key = indexCacheKey(content, settings);
+  return {
+    load(options: Omit<ToolSearchOptions, 'tools' | 'pack'>): ToolSearch | undefined {
+      const bytes = readCachedIndex(dir, key);
+      if (!bytes) return undefined;
+      try {
+        return ToolSearch.load(bytes, options);
+      } catch (error) {
+        if (!(error instanceof ToolSearchError) || error.code !== 'INVALID_INDEX') throw error;
+        console.error(
+          `toolsearch: note: the cached index was not usable, building it again (${error.message})`,
+        );
+        return undefined;
+      }
+    },
+    save(engine: ToolSearch): void {
+      try {
+        writeCachedIndex(dir, key, engine.toBytes());
+      } catch (error) {
+        // A read-only or full disk costs speed next time, not this answer.
+        console.error(`toolsearch: note: index cache not written (${dir}): ${(error as Error).message}`);
+      }
+    },
+  };
 }
 
 // ---------------------------------------------------------------- output

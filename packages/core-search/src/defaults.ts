@@ -284,6 +284,15 @@ export const DEFAULTS = {
     progressMinDocs: 1000,
   },
 
+  indexCache: {
+    /**
+     * Built indexes the CLI keeps (index-cache.ts), newest first: one per tools file and
+     * settings in use, and an index is about as large as its tools file. Not measured: a
+     * handful covers switching between a few files and models.
+     */
+    maxFiles: 8,
+  },
+
   /**
    * RRF weight of each strategy by query shape. Typo, prefix and n-gram matching
    * are the best signal on bare identifiers and mostly noise on long sentences, so

@@ -3,7 +3,7 @@
  * codes, stdout/stderr separation and argument parsing are what a user gets.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,12 +16,21 @@ const SHARED_MODEL = join(REPO, '../shared/models/glove-100d-sif-pc-40k');
 
 /** Spawn the CLI; tests run concurrently, as each one mostly waits on node + tsx start-up. */
 function run(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runWith({}, ...args);
+}
+
+/** The CLI with extra environment variables (an index cache of the test's own). */
+function runWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', '--conditions=toolsearch-source', CLI, ...args],
       {
         cwd: REPO,
+        env: { ...process.env, ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: 60_000,
       },
@@ -141,6 +150,46 @@ describe.concurrent('toolsearch CLI: usage', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
+  });
+
+  it('caches the built index by the tools file, and answers the same from it', async () => {
+    const cacheHome = mkdtempSync(join(tmpdir(), 'toolsearch-cli-cache-'));
+    const indexes = join(cacheHome, 'toolsearch', 'indexes');
+    const file = join(dir, 'cached-tools.json');
+    writeFileSync(file, JSON.stringify(tools));
+    const search = (...extra: string[]) =>
+      runWith(
+        { XDG_CACHE_HOME: cacheHome },
+        'search',
+        'send an email',
+        '--tools',
+        file,
+        '--no-embedding',
+        ...extra,
+      );
+    const first = await search();
+    expect(first.code).toBe(0);
+    expect(readdirSync(indexes)).toHaveLength(1);
+    const second = await search();
+    expect(second.stdout).toBe(first.stdout);
+    expect(second.stderr).toBe('');
+    // Another file content is another key: the new tool is found, not a stale index.
+    writeFileSync(
+      file,
+      JSON.stringify([...tools, { name: 'fax__send_fax', description: 'Send an email as a fax' }]),
+    );
+    expect((await search()).stdout).toContain('fax__send_fax');
+    expect(readdirSync(indexes)).toHaveLength(2);
+    // A damaged entry is rebuilt (and said so), never a wrong answer.
+    for (const name of readdirSync(indexes)) writeFileSync(join(indexes, name), 'TSINDEX\0garbage');
+    const repaired = await search();
+    expect(repaired.code).toBe(0);
+    expect(repaired.stdout).toContain('fax__send_fax');
+    expect(repaired.stderr).toMatch(/cached index was not usable/);
+    // --no-cache neither reads nor writes it.
+    writeFileSync(file, JSON.stringify(tools));
+    await search('--no-cache');
+    expect(readdirSync(indexes)).toHaveLength(2);
   });
 
   it('exits 2 on a tools file that lists no tools', async () => {
