@@ -44,6 +44,8 @@ const EDGE_TEXTS = [
   '  leading, double  and trailing spaces  ', // empty chunks between spaces
   'send x[CLS]y [SEP] email [MASK]z', // special tokens inside and between chunks
   'e \u0301accent after a space; 中文 chunk中文', // a combining mark opening a chunk; CJK inside one
+  'GET/api/v2?user=ME&limit=10 [cls] [UNK]x ~`!@#$%^&*()_+-={}|[]\\:";\'<>,.? EMAIL.Send', // ASCII look-ups
+  'CamelCaseWord 3.14159 x1y2z3 emailaddress mail-merge re-send', // known and unknown ASCII words
 ];
 
 function fixtureTexts(): string[] {

@@ -61,15 +61,26 @@ export class QuantizedRows {
 
   /** Stores row `row` from `vector` (dims floats). */
   write(row: number, vector: Float32Array): void {
-    const bytes = new Uint8Array(this.wasm.memory.buffer);
     const at = row * this.recordBytes;
-    const values = new Int8Array(this.wasm.memory.buffer, at, this.stride16);
-    const { scale, a, b } = quantize(vector, this.quantized);
-    for (let i = 0; i < this.stride16; i++) values[i] = this.quantized[i]!;
-    const view = new DataView(bytes.buffer, at + this.stride16, 16);
-    view.setFloat32(0, scale, true);
-    view.setFloat32(4, a, true);
-    view.setFloat32(8, b, true);
+    const { bytes, floats } = this.views();
+    const { scale, a, b } = quantize(vector, bytes.subarray(at, at + this.stride16));
+    const params = (at + this.stride16) / 4;
+    floats[params] = scale;
+    floats[params + 1] = a;
+    floats[params + 2] = b;
+  }
+
+  private bytesView = new Int8Array(0);
+  private floatsView = new Float32Array(0);
+
+  /** Views of all of memory, new only after it grew (one pair per write was most of writing). */
+  private views(): { bytes: Int8Array; floats: Float32Array } {
+    const { buffer } = this.wasm.memory;
+    if (this.bytesView.buffer !== buffer) {
+      this.bytesView = new Int8Array(buffer);
+      this.floatsView = new Float32Array(buffer);
+    }
+    return { bytes: this.bytesView, floats: this.floatsView };
   }
 
   /** A removed row: bounds [0, 0], so it is a candidate only when scores are that low. */
@@ -127,14 +138,17 @@ function up(value: number): number {
  * length a of the quantised vector and its distance b from v (rounded up). A vector with
  * a value that is not finite: scale 0, a 0, b infinite.
  */
-function quantize(vector: Float32Array, out: Int16Array): { scale: number; a: number; b: number } {
+function quantize(
+  vector: Float32Array,
+  out: Int8Array | Int16Array,
+): { scale: number; a: number; b: number } {
   out.fill(0);
   let max = 0;
   for (const value of vector) max = Math.max(max, Math.abs(value));
   if (!Number.isFinite(max)) return { scale: 0, a: 0, b: Number.POSITIVE_INFINITY };
   const scale = Math.fround(max / 127);
   if (scale === 0) {
-    // All zeros (or smaller than a float32 step): the row is its own quantisation... up to b.
+    // All zeros, or too small for a float32 scale: kept as zeros, and b is its whole length.
     let rest = 0;
     for (const value of vector) rest += value * value;
     return { scale: 0, a: 0, b: up(Math.sqrt(rest)) };

@@ -71,11 +71,27 @@ export function spellerForTokenizer(tokenizer: unknown): WordSpeller | undefined
   const model = (tokenizer as { model?: { type?: string; vocab?: unknown } } | null)?.model;
   const vocab = model?.vocab;
   if (!vocab || typeof vocab !== 'object' || Array.isArray(vocab)) return undefined;
-  if (model.type !== 'WordPiece' && model.type !== 'WordLevel') return undefined;
-  const rank = new Map<string, number>();
+  const ids = new Map<string, number>();
   for (const [token, id] of Object.entries(vocab as Record<string, unknown>)) {
-    if (token.startsWith('##')) return undefined;
-    if (typeof id === 'number' && /^[a-z]+$/.test(token)) rank.set(token, id);
+    if (typeof id === 'number') ids.set(token, id);
   }
-  return rank.size > 0 ? new WordSpeller(rank) : undefined;
+  return spellerForVocab(model.type, ids);
+}
+
+/**
+ * The same from the vocabulary as a map (token -> id), which the speller then uses as
+ * its frequency ranks directly: it only ever asks about lower-case letter strings, so the
+ * other tokens never answer (the static embedder's one map serves both).
+ */
+export function spellerForVocab(
+  type: string | undefined,
+  vocab: ReadonlyMap<string, number>,
+): WordSpeller | undefined {
+  if (type !== 'WordPiece' && type !== 'WordLevel') return undefined;
+  let words = false;
+  for (const token of vocab.keys()) {
+    if (token.startsWith('##')) return undefined;
+    words ||= /^[a-z]+$/.test(token);
+  }
+  return words ? new WordSpeller(vocab) : undefined;
 }

@@ -18,7 +18,7 @@ import { DEFAULTS } from '../defaults.js';
 import { ToolSearchError } from '../errors.js';
 import { embedderId, type ModelSource } from './model-source.js';
 import { ONNX_FLOAT, ONNX_INT8, type OnnxGraphSummary, readOnnxGraph } from './onnx-reader.js';
-import { spellerForTokenizer, type WordSpeller } from './speller.js';
+import { spellerForVocab, type WordSpeller } from './speller.js';
 import type { Embedder, EmbedKind } from './types.js';
 
 /** The op sequence of the static graph (scripts/model/onnx-graph.ts); any other graph needs a runtime. */
@@ -81,9 +81,66 @@ export function staticModelFromGraph(graph: OnnxGraphSummary, where: string): St
 
 interface Loaded {
   model: StaticModel;
-  tokenizer: Tokenizer;
+  /**
+   * The tokenizer, built on first use when there is a word table: building it (its vocabulary
+   * into maps) was a third of a warm 10k-tool start, which looks up every word.
+   */
+  tokenizer: () => Tokenizer;
+  /** Whole-word look-ups that give the tokenizer's ids without running it (see wordTable). */
+  words?: WordTable;
   maxTokens: number;
   speller?: WordSpeller;
+}
+
+/**
+ * What a word-level BERT tokenizer does to a chunk of printable ASCII (no space): lower-case
+ * it (BertNormalizer; accents, CJK and control characters are not ASCII-printable), split
+ * it into runs of letters and digits and single punctuation characters (BertPreTokenizer:
+ * every other printable ASCII character is punctuation to it), and give each piece found
+ * whole in the vocabulary its id (WordPiece tries the whole word first; WordLevel only
+ * that). A piece not found goes to the tokenizer alone (the pre-tokenizer would have cut
+ * it out as it is), a chunk holding a special token whole.
+ */
+interface WordTable {
+  vocab: ReadonlyMap<string, number>;
+  lowercase: boolean;
+  /** WordPiece gives [UNK] for longer words. */
+  maxChars: number;
+  /** Added tokens: matched in the raw text before normalisation. */
+  specials: readonly string[];
+}
+
+/** The word table of a tokenizer.json, or undefined when its pipeline is not the word-level BERT one. */
+function wordTable(json: TokenizerJson, vocab: ReadonlyMap<string, number>): WordTable | undefined {
+  const { normalizer, pre_tokenizer: preTokenizer, model, post_processor: postProcessor } = json;
+  if (normalizer?.type !== 'BertNormalizer' || preTokenizer?.type !== 'BertPreTokenizer') return undefined;
+  if (postProcessor) return undefined;
+  const maxChars =
+    model?.type === 'WordLevel'
+      ? Number.POSITIVE_INFINITY
+      : model?.type === 'WordPiece'
+        ? (model.max_input_chars_per_word ?? 100)
+        : undefined;
+  if (maxChars === undefined) return undefined;
+  return {
+    vocab,
+    lowercase: normalizer.lowercase !== false,
+    maxChars,
+    specials: (json.added_tokens ?? []).map((token) => token.content).filter((text) => text !== ''),
+  };
+}
+
+/** Printable ASCII, no space. */
+const ASCII_CHUNK = /^[\x21-\x7e]+$/;
+/** Letters-and-digits runs, and each other character alone. */
+const ASCII_PIECES = /[A-Za-z0-9]+|[^A-Za-z0-9]/g;
+
+interface TokenizerJson {
+  normalizer?: { type?: string; lowercase?: boolean } | null;
+  pre_tokenizer?: { type?: string } | null;
+  post_processor?: unknown;
+  model?: { type?: string; vocab?: Record<string, unknown>; max_input_chars_per_word?: number };
+  added_tokens?: { content: string }[];
 }
 
 export interface StaticEmbedderOptions {
@@ -120,12 +177,13 @@ export class StaticEmbedder implements Embedder {
   }
 
   async embed(texts: readonly string[], kind: EmbedKind): Promise<Float32Array[]> {
-    const { model, tokenizer, maxTokens, speller } = await this.getLoaded();
+    const loaded = await this.getLoaded();
+    const { model, maxTokens, speller } = loaded;
     const prefix = kind === 'query' ? this.queryPrefix : this.documentPrefix;
     return texts.map((text) => {
       const input = prefix + (kind === 'query' && speller ? speller.correct(text) : text);
       // Truncated like the pipeline's tokenizer call (truncation: true, model_max_length).
-      const ids = this.encodeWords(tokenizer, input);
+      const ids = this.encodeWords(loaded, input);
       return embedIds(model, ids.length > maxTokens ? ids.slice(0, maxTokens) : ids);
     });
   }
@@ -139,20 +197,47 @@ export class StaticEmbedder implements Embedder {
    * and it is exact: the BERT normaliser and pre-tokenizer of a word-level model act on
    * each character or each whitespace-delimited run, special tokens hold no space, and no
    * post-processor adds tokens, so the ids of a text are the ids of its chunks in order
-   * (test/embedding-static.test.ts compares the two on edge cases and the fixtures).
+   * (test/embedding-static.test.ts compares the two on edge cases and the fixtures). A
+   * chunk of ASCII is looked up piece by piece (wordIds): running the tokenizer on each
+   * new chunk was a fifth of a cold 10k-tool build.
    */
-  private encodeWords(tokenizer: Tokenizer, text: string): number[] {
+  private encodeWords(loaded: Loaded, text: string): number[] {
     const ids: number[] = [];
     for (const chunk of text.split(' ')) {
       if (chunk === '') continue;
-      let chunkIds = this.chunkIds.get(chunk);
-      if (chunkIds === undefined) {
-        const encoded: readonly number[] = tokenizer.encode(chunk).ids;
-        if (this.chunkIds.size >= DEFAULTS.embedding.maxMemoChunks) this.chunkIds.clear();
-        this.chunkIds.set(chunk, encoded);
-        chunkIds = encoded;
-      }
-      for (const id of chunkIds) ids.push(id);
+      for (const id of this.chunk(loaded, chunk)) ids.push(id);
+    }
+    return ids;
+  }
+
+  /** The ids of one space-free chunk, memoised. */
+  private chunk(loaded: Loaded, chunk: string): readonly number[] {
+    let chunkIds = this.chunkIds.get(chunk);
+    if (chunkIds === undefined) {
+      chunkIds = this.wordIds(loaded, chunk) ?? (loaded.tokenizer().encode(chunk).ids as readonly number[]);
+      if (this.chunkIds.size >= DEFAULTS.embedding.maxMemoChunks) this.chunkIds.clear();
+      this.chunkIds.set(chunk, chunkIds);
+    }
+    return chunkIds;
+  }
+
+  /**
+   * The ids of an ASCII chunk from the word table (see WordTable): each known piece looked
+   * up, each unknown one encoded alone (and memoised as a chunk of its own). Undefined
+   * when the table does not apply, or the chunk is a single unknown piece.
+   */
+  private wordIds(loaded: Loaded, chunk: string): readonly number[] | undefined {
+    const table = loaded.words;
+    if (!table || !ASCII_CHUNK.test(chunk) || table.specials.some((special) => chunk.includes(special))) {
+      return undefined;
+    }
+    const pieces = (table.lowercase ? chunk.toLowerCase() : chunk).match(ASCII_PIECES) ?? [];
+    const ids: number[] = [];
+    for (const piece of pieces) {
+      const id = piece.length <= table.maxChars ? table.vocab.get(piece) : undefined;
+      if (id !== undefined) ids.push(id);
+      else if (pieces.length === 1) return undefined;
+      else for (const pieceId of this.chunk(loaded, piece)) ids.push(pieceId);
     }
     return ids;
   }
@@ -184,30 +269,42 @@ export class StaticEmbedder implements Embedder {
     ]);
     const model = staticModelFromGraph(readOnnxGraph(bytes, file), file);
     if (!model) throw new NotStaticModelError(file);
-    let tokenizer: Tokenizer;
-    try {
-      tokenizer = new Tokenizer(tokenizerJson as object, tokenizerConfig as object);
-    } catch (error) {
-      throw new ToolSearchError(
-        'MODEL_LOAD_FAILED',
-        `${join(folder, 'tokenizer.json')} could not be used: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    const vocab = (tokenizerJson as { model?: { vocab?: Record<string, number> } }).model?.vocab ?? {};
+    let built: Tokenizer | undefined;
+    const tokenizer = (): Tokenizer => {
+      try {
+        built ??= new Tokenizer(tokenizerJson as object, tokenizerConfig as object);
+        return built;
+      } catch (error) {
+        throw new ToolSearchError(
+          'MODEL_LOAD_FAILED',
+          `${join(folder, 'tokenizer.json')} could not be used: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    };
+    const json = tokenizerJson as TokenizerJson;
+    const vocab = new Map<string, number>();
     let largest = -1;
-    for (const id of Object.values(vocab)) if (typeof id === 'number' && id > largest) largest = id;
+    for (const [token, id] of Object.entries(json.model?.vocab ?? {})) {
+      if (typeof id !== 'number') continue;
+      vocab.set(token, id);
+      if (id > largest) largest = id;
+    }
     if (largest >= model.rows) {
       throw new ToolSearchError(
         'MODEL_LOAD_FAILED',
         `${folder}: the tokenizer has token id ${largest} but the table only ${model.rows} rows`,
       );
     }
+    const words = wordTable(json, vocab);
+    // Without a word table every chunk needs the tokenizer: built now, a bad file fails the load.
+    if (!words) tokenizer();
     const maxLength = (tokenizerConfig as { model_max_length?: unknown }).model_max_length;
     return {
       model,
       tokenizer,
       maxTokens: typeof maxLength === 'number' && maxLength > 0 ? maxLength : Number.POSITIVE_INFINITY,
-      speller: spellerForTokenizer(tokenizerJson),
+      words,
+      speller: spellerForVocab(json.model?.type, vocab),
     };
   }
 }
