@@ -79,8 +79,16 @@ interface Postings {
   length: number;
 }
 
-/** Field lengths are exact integers; one Float64Array row of FIELDS per doc id. */
 const EMPTY_IDS = new Int32Array(0);
+const EMPTY_PACKED = new Float64Array(0);
+
+/** A copy of `array` in a new array of `size` elements, the rest filled with `fill`. */
+function grownTo(array: Int32Array, size: number, fill = 0): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(size);
+  if (fill !== 0) grown.fill(fill, array.length);
+  grown.set(array);
+  return grown;
+}
 
 /**
  * The shared inverted index: term -> document -> per-field term frequency, with field
@@ -98,8 +106,16 @@ export class Corpus {
   private readonly byTerm: (Postings | undefined)[] = [];
   /** Per term id: the corpus version at which its document frequency last changed. */
   private dfStamps = new Int32Array(64);
-  /** Field lengths by id * FIELDS + field; ids are dense insertion numbers. */
-  private lengths = new Float64Array(FIELDS * 64);
+  /** Terms by id (undefined once vanished), to name a term found by id. */
+  private readonly termsById: (string | undefined)[] = [];
+  /** Scratch of a bulk add, per term id: the last document counted, and postings to come. */
+  private lastDoc = new Int32Array(64).fill(-1);
+  private pending = new Int32Array(64);
+  /**
+   * Field lengths (terms) by id * FIELDS + field; ids are dense insertion numbers. Whole
+   * numbers bounded by the tool size budget: 32 bits, half of a Float64Array's 64 bytes a tool.
+   */
+  private lengths = new Int32Array(FIELDS * 64);
   private readonly totalLengths = new Float64Array(FIELDS);
   /** Documents with a non-empty `learned` field (the learned backoff scales with their share). */
   private learnedDocs = 0;
@@ -155,44 +171,132 @@ export class Corpus {
     return this.termIds.has(term);
   }
 
+  /**
+   * Index documents. Documents with ids above every id indexed so far (every engine add)
+   * are appended in bulk: their terms are counted first, then each touched posting list
+   * grows once, to exactly the size it needs when the term is new (a first build), and
+   * the postings are written without further checks. Growing lists by doubling while
+   * appending left them a third empty on average (24 bytes a posting instead of 12, 61 MB
+   * at 100k tools) and was 5% of indexing in copies and garbage. Ids below the largest
+   * (a tool re-indexed in place) take the one-posting-at-a-time path.
+   */
   add(docs: readonly IndexedDoc[]): void {
     this.version++;
+    let last = this.idEnd - 1;
+    let ascending = true;
+    for (const doc of docs) {
+      if (doc.id <= last) ascending = false;
+      last = Math.max(last, doc.id);
+    }
+    if (ascending) this.append(docs);
+    else for (const doc of docs) this.insertDoc(doc);
+  }
+
+  /** add() of documents whose ids ascend above every id indexed so far. */
+  private append(docs: readonly IndexedDoc[]): void {
+    let total = 0;
+    for (const doc of docs) for (const field of FIELD_NAMES) total += doc.fields[field].length;
+    // Term ids of every token, in document and field order: each term is looked up once.
+    const sequence = new Int32Array(total);
+    const touched: number[] = [];
+    let at = 0;
     for (const doc of docs) {
       const id = doc.id;
       this.ensureCapacity(id + 1);
-      if (id < this.idEnd) this.reusedIdVersion = this.version;
-      else this.idEnd = id + 1;
+      this.idEnd = id + 1;
       for (let f = 0; f < FIELDS; f++) {
         const terms = doc.fields[FIELD_NAMES[f]!];
-        const base = FIELD_BASE[f]!;
         this.lengths[id * FIELDS + f] = terms.length;
         this.totalLengths[f]! += terms.length;
         if (f === LEARNED && terms.length > 0) this.learnedDocs++;
         for (const term of terms) {
-          let termId = this.termIds.get(term);
-          let postings = termId === undefined ? undefined : this.byTerm[termId];
-          if (termId === undefined || postings === undefined) {
-            termId = this.byTerm.length;
-            postings = { ids: new Int32Array(4), packed: new Float64Array(4), length: 0 };
-            this.termIds.set(term, termId);
-            this.byTerm.push(postings);
-            this.noteTerm(term, true);
+          const termId = this.termIds.get(term) ?? this.newTerm(term);
+          sequence[at++] = termId;
+          // A term's first token in this document is a new posting.
+          if (this.lastDoc[termId] !== id) {
+            this.lastDoc[termId] = id;
+            if (this.pending[termId]!++ === 0) touched.push(termId);
           }
-          const at = postings.length - 1;
-          if (at >= 0 && postings.ids[at] === id) {
-            // The doc's latest posting: its own, since a doc's terms are added together.
-            if (fieldCount(postings.packed[at]!, f) < MAX_FIELD_COUNT) postings.packed[at]! += base;
-            continue;
-          }
-          // No views exist while an index is first built: skip the hash lookup per posting.
-          if (this.lists.size > 0) this.lists.delete(term);
-          this.stamp(termId);
-          if (at < 0 || postings.ids[at]! < id) append(postings, id, base);
-          else insertSorted(postings, id, base, f); // an id below the last one: a re-added id
         }
       }
       this.count++;
     }
+    for (const termId of touched) {
+      const postings = this.byTerm[termId]!;
+      const needed = postings.length + this.pending[termId]!;
+      this.pending[termId] = 0;
+      const capacity = postings.ids.length;
+      if (needed > capacity) grow(postings, capacity === 0 ? needed : Math.max(needed, capacity * 2));
+      this.dfStamps[termId] = this.version;
+      // No views exist while an index is first built: skip the hash lookup per term.
+      if (this.lists.size > 0) this.lists.delete(this.termsById[termId]!);
+    }
+    at = 0;
+    for (const doc of docs) {
+      const id = doc.id;
+      for (let f = 0; f < FIELDS; f++) {
+        const base = FIELD_BASE[f]!;
+        const end = at + this.lengths[id * FIELDS + f]!;
+        for (; at < end; at++) {
+          const postings = this.byTerm[sequence[at]!]!;
+          const last = postings.length - 1;
+          if (last >= 0 && postings.ids[last] === id) {
+            // The doc's latest posting: its own, since a doc's terms are added together.
+            if (fieldCount(postings.packed[last]!, f) < MAX_FIELD_COUNT) postings.packed[last]! += base;
+          } else {
+            postings.ids[last + 1] = id;
+            postings.packed[last + 1] = base;
+            postings.length = last + 2;
+          }
+        }
+      }
+    }
+  }
+
+  /** A new term with an empty posting list; returns its id. */
+  private newTerm(term: string): number {
+    const termId = this.byTerm.length;
+    this.termIds.set(term, termId);
+    this.termsById.push(term);
+    this.byTerm.push({ ids: EMPTY_IDS, packed: EMPTY_PACKED, length: 0 });
+    if (termId >= this.dfStamps.length) {
+      const size = Math.max(termId + 1, this.dfStamps.length * 2);
+      this.dfStamps = grownTo(this.dfStamps, size);
+      this.lastDoc = grownTo(this.lastDoc, size, -1);
+      this.pending = grownTo(this.pending, size);
+    }
+    this.noteTerm(term, true);
+    return termId;
+  }
+
+  /** add() of one document, one posting at a time (ids below the largest: re-indexed in place). */
+  private insertDoc(doc: IndexedDoc): void {
+    const id = doc.id;
+    this.ensureCapacity(id + 1);
+    if (id < this.idEnd) this.reusedIdVersion = this.version;
+    else this.idEnd = id + 1;
+    for (let f = 0; f < FIELDS; f++) {
+      const terms = doc.fields[FIELD_NAMES[f]!];
+      const base = FIELD_BASE[f]!;
+      this.lengths[id * FIELDS + f] = terms.length;
+      this.totalLengths[f]! += terms.length;
+      if (f === LEARNED && terms.length > 0) this.learnedDocs++;
+      for (const term of terms) {
+        const termId = this.termIds.get(term) ?? this.newTerm(term);
+        const postings = this.byTerm[termId]!;
+        const at = postings.length - 1;
+        if (at >= 0 && postings.ids[at] === id) {
+          // The doc's latest posting: its own, since a doc's terms are added together.
+          if (fieldCount(postings.packed[at]!, f) < MAX_FIELD_COUNT) postings.packed[at]! += base;
+          continue;
+        }
+        if (this.lists.size > 0) this.lists.delete(term);
+        this.dfStamps[termId] = this.version;
+        if (at < 0 || postings.ids[at]! < id) append(postings, id, base);
+        else insertSorted(postings, id, base, f); // an id below the last one: a re-added id
+      }
+    }
+    this.count++;
   }
 
   remove(docs: readonly IndexedDoc[]): void {
@@ -209,12 +313,13 @@ export class Corpus {
           const at = search(postings, doc.id);
           if (at < 0) continue; // already removed with an earlier field of this doc
           this.lists.delete(term);
-          this.stamp(termId);
+          this.dfStamps[termId] = this.version;
           postings.ids.copyWithin(at, at + 1, postings.length);
           postings.packed.copyWithin(at, at + 1, postings.length);
           postings.length--;
           if (postings.length === 0) {
             this.byTerm[termId] = undefined;
+            this.termsById[termId] = undefined;
             this.termIds.delete(term);
             this.noteTerm(term, false);
           }
@@ -222,15 +327,6 @@ export class Corpus {
       }
       this.count--;
     }
-  }
-
-  private stamp(termId: number): void {
-    if (termId >= this.dfStamps.length) {
-      const grown = new Int32Array(Math.max(termId + 1, this.dfStamps.length * 2));
-      grown.set(this.dfStamps);
-      this.dfStamps = grown;
-    }
-    this.dfStamps[termId] = this.version;
   }
 
   /**
@@ -281,7 +377,7 @@ export class Corpus {
   private ensureCapacity(ids: number): void {
     if (ids <= this.capacity) return;
     while (this.capacity < ids) this.capacity *= 2;
-    const grown = new Float64Array(this.capacity * FIELDS);
+    const grown = new Int32Array(this.capacity * FIELDS);
     grown.set(this.lengths);
     this.lengths = grown;
   }
@@ -526,7 +622,7 @@ export class Corpus {
 }
 
 function append(postings: Postings, id: number, packed: number): void {
-  if (postings.length === postings.ids.length) grow(postings, postings.length * 2);
+  if (postings.length === postings.ids.length) grow(postings, Math.max(4, postings.length * 2));
   postings.ids[postings.length] = id;
   postings.packed[postings.length] = packed;
   postings.length++;
@@ -563,7 +659,7 @@ function insertSorted(postings: Postings, id: number, base: number, f: number): 
     return;
   }
   const into = -at - 1;
-  if (postings.length === postings.ids.length) grow(postings, postings.length * 2);
+  if (postings.length === postings.ids.length) grow(postings, Math.max(4, postings.length * 2));
   postings.ids.copyWithin(into + 1, into, postings.length);
   postings.packed.copyWithin(into + 1, into, postings.length);
   postings.ids[into] = id;

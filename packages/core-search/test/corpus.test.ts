@@ -109,6 +109,42 @@ describe('Corpus', () => {
     sameAsMap();
   });
 
+  it('builds the same postings in one bulk add as one document at a time, and after a re-added id', () => {
+    const many = [
+      ...docs,
+      analyzeTool({ name: 'city_weather', description: 'Weather and city weather alerts.' }, 3),
+      // A term repeated beyond a field's count saturation (63), and in several fields.
+      analyzeTool(
+        { name: 'weather_log', description: `${'weather '.repeat(70)}city`, tags: ['weather', 'log'] },
+        4,
+      ),
+      analyzeTool({ name: 'stock_alerts', description: 'Stock alerts for a city.' }, 5),
+    ];
+    const postingsOf = (corpus: Corpus) =>
+      [...corpus.terms()].sort().map((term) => {
+        const list = corpus.postingList(term)!;
+        return [term, [...list.ids], [...list.packed]];
+      });
+    const bulk = new Corpus();
+    bulk.add(many);
+    const single = new Corpus();
+    for (const doc of many) single.add([doc]);
+    const chunks = new Corpus();
+    chunks.add(many.slice(0, 2));
+    chunks.add(many.slice(2));
+    expect(postingsOf(bulk)).toEqual(postingsOf(single));
+    expect(postingsOf(chunks)).toEqual(postingsOf(single));
+    const saturated = bulk.postingList('weather')!;
+    expect(fieldCount(saturated.packed[saturated.ids.indexOf(4)]!, FIELD_NAMES.indexOf('description'))).toBe(
+      FIELD_RADIX - 1,
+    );
+    for (const field of FIELD_NAMES) expect(bulk.averageLength(field)).toBe(single.averageLength(field));
+    // An id below the largest (a tool re-indexed in place) among new ones: the same postings too.
+    bulk.remove([many[1]!]);
+    bulk.add([many[1]!, analyzeTool({ name: 'more_weather', description: 'More weather.' }, 6)]);
+    single.add([analyzeTool({ name: 'more_weather', description: 'More weather.' }, 6)]);
+    expect(postingsOf(bulk)).toEqual(postingsOf(single));
+  });
   it('scores BM25F exactly as a direct computation over the postings', () => {
     const { k1, b } = DEFAULTS.bm25;
     const fieldWeights = DEFAULTS.bm25.fieldWeights.keywords;
