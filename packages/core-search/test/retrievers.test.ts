@@ -153,6 +153,29 @@ describe('category', () => {
     expect(new Set(response.results.map((r) => r.matchedBy[0]!.rank))).toEqual(new Set([1]));
   });
 
+  it('forgets removed tools, and a toolset once it is empty; a re-indexed tool stays', async () => {
+    const toolsets = new ToolSearch({
+      embedding: false,
+      tools: [
+        { name: 'github__create_issue', description: 'x' },
+        { name: 'github__list_issues', description: 'x' },
+        { name: 'slack__post_message', description: 'x' },
+      ],
+    });
+    const named = async (query: string) =>
+      (await top(toolsets, query, { strategies: ['category'], limit: 10 })).sort();
+    toolsets.remove(['github__create_issue']);
+    expect(await named('github')).toEqual(['github__list_issues']);
+    toolsets.addPhrasings('github__list_issues', ['open bugs']); // re-indexed under the same id
+    expect(await named('github')).toEqual(['github__list_issues']);
+    toolsets.add([{ name: 'github__create_issue', description: 'back' }]);
+    expect(await named('github')).toEqual(['github__create_issue', 'github__list_issues']);
+    toolsets.remove(['github__create_issue', 'github__list_issues']);
+    toolsets.add([{ name: 'gitlab__list_issues', description: 'x' }]);
+    expect(await named('github')).toEqual([]);
+    expect(await named('slack')).toEqual(['slack__post_message']);
+  });
+
   it('stays silent for natural-language queries (ordinary words are toolset names too)', async () => {
     const response = await search.search('what will the weather be like in paris next week', { limit: 10 });
     expect(response.strategies).not.toContain('category');

@@ -10,6 +10,11 @@ import type { Vocabulary } from './vocabulary.js';
  */
 export interface RetrieverContext {
   readonly corpus: Corpus;
+  /**
+   * The documents by id. A retriever's remove() still finds the removed documents here
+   * (the engine drops them after), so retrievers need not keep their own copy of what
+   * they indexed a document by.
+   */
   readonly docs: ReadonlyMap<number, IndexedDoc>;
   readonly synonyms: SynonymMap;
   /** The corpus vocabulary, sorted and length-bucketed (typo and prefix matching). */

@@ -100,7 +100,7 @@ export function oneEditApart(a: string, b: string): boolean {
  * edit away from exactly one tool name (an identifier-shaped typo) is a strong but
  * unpinned hit: close is not the same as equal.
  */
-export function createExactRetriever(context?: Pick<RetrieverContext, 'docs'>): Retriever {
+export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): Retriever {
   /**
    * Ids by key: one id as a number (most keys name one tool), several as an array. A Set
    * per key cost ~100 bytes for each of the ~4 keys of every tool.
@@ -109,17 +109,6 @@ export function createExactRetriever(context?: Pick<RetrieverContext, 'docs'>): 
   const idsOf = (key: string): readonly number[] => {
     const ids = byKey.get(key);
     return ids === undefined ? [] : typeof ids === 'number' ? [ids] : ids;
-  };
-  /**
-   * Keys by id, to remove them again. A saved index does not hold them (remove is rare):
-   * a loaded document's keys are computed again from the document when it is removed.
-   */
-  const keysOf = new Map<number, string[]>();
-  const keysFor = (id: number): readonly string[] => {
-    const keys = keysOf.get(id);
-    if (keys) return keys;
-    const doc = context?.docs.get(id);
-    return doc ? nameKeys(doc, servers) : [];
   };
   /**
    * Keys by length, for typo lookup: built on the first typo lookup, then kept in step
@@ -132,9 +121,7 @@ export function createExactRetriever(context?: Pick<RetrieverContext, 'docs'>): 
     name: 'exact',
     add(docs) {
       for (const doc of docs) {
-        const keys = nameKeys(doc, servers);
-        keysOf.set(doc.id, keys);
-        for (const key of keys) {
+        for (const key of nameKeys(doc, servers)) {
           const ids = byKey.get(key);
           if (ids !== undefined) {
             if (typeof ids === 'number') {
@@ -151,15 +138,19 @@ export function createExactRetriever(context?: Pick<RetrieverContext, 'docs'>): 
       }
     },
     remove(ids) {
-      // Removed ids grouped by key, so a key shared by many tools is filtered once.
+      // Removed ids grouped by key, so a key shared by many tools is filtered once. A
+      // removed document's keys are computed again (the engine removes a document from its
+      // retrievers before it drops it): keeping each tool's keys for remove() cost ~120
+      // bytes a tool, and removal is rare.
       const removedByKey = new Map<string, Set<number>>();
       for (const id of ids) {
-        for (const key of keysFor(id)) {
+        const doc = docs.get(id);
+        if (!doc) continue;
+        for (const key of nameKeys(doc, servers)) {
           const removed = removedByKey.get(key);
           if (removed) removed.add(id);
           else removedByKey.set(key, new Set([id]));
         }
-        keysOf.delete(id);
       }
       const vanished = new Set<string>();
       for (const [key, removed] of removedByKey) {

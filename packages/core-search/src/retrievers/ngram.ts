@@ -12,30 +12,46 @@ export function charNgrams(words: readonly string[], n: number = DEFAULTS.ngram.
   return grams;
 }
 
+/** A gram's document ids, ascending; `length` of them in use. */
+interface GramList {
+  ids: Int32Array;
+  length: number;
+}
+
+/** Add `id` to the ascending ids (appended unless a tool is re-indexed under an old id). */
+function insertId(list: GramList, id: number): void {
+  if (list.length === list.ids.length) {
+    const grown = new Int32Array(list.length * 2);
+    grown.set(list.ids);
+    list.ids = grown;
+  }
+  let at = list.length;
+  while (at > 0 && list.ids[at - 1]! > id) at--;
+  list.ids.copyWithin(at + 1, at, list.length);
+  list.ids[at] = id;
+  list.length++;
+}
+
 /**
  * `ngram`: character trigrams of the tool name against those of the query, compared as
  * sets (cosine). Compounds and split words meet here: "screenshot" vs "screen_shot",
  * "takescreenshot" vs "take_screenshot", "filesystem" vs "file-system".
  */
-export function createNgramRetriever(context?: Pick<RetrieverContext, 'docs'>): Retriever {
-  /** Ids by gram; a loaded index's lists are views of the saved array until one changes. */
-  const postings = new Map<string, number[] | Int32Array>();
+export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): Retriever {
   /**
-   * Each doc's name words (the doc's own array, not a copy), to find its grams again on
-   * remove(): a Set of gram strings per doc was a kilobyte a tool, a quarter of the
-   * index's memory at 50k tools; removal is rare and recomputing is cheap. Documents of a
-   * saved index are not listed: their words are read from the document on removal.
+   * Ids of the documents with a gram, ascending, in a typed array: a JS array of ids was
+   * 8 bytes an id plus its growth slack (~17 MB of postings at 100k tools, now ~7).
    */
-  const wordsOf = new Map<number, readonly string[]>();
+  const postings = new Map<string, GramList>();
   /** Distinct grams per doc id, read for every candidate of every search. */
   let gramCounts = new Int32Array(64);
   let capacity = 0;
+  let indexed = 0;
   return {
     name: 'ngram',
-    add(docs: readonly IndexedDoc[]) {
-      for (const doc of docs) {
+    add(added: readonly IndexedDoc[]) {
+      for (const doc of added) {
         const grams = charNgrams(doc.nameWords);
-        wordsOf.set(doc.id, doc.nameWords);
         capacity = Math.max(capacity, doc.id + 1);
         if (capacity > gramCounts.length) {
           const grown = new Int32Array(Math.max(capacity, gramCounts.length * 2));
@@ -44,24 +60,39 @@ export function createNgramRetriever(context?: Pick<RetrieverContext, 'docs'>): 
         }
         gramCounts[doc.id] = grams.size;
         for (const gram of grams) {
-          const ids = postings.get(gram);
-          if (Array.isArray(ids)) ids.push(doc.id);
-          else postings.set(gram, ids ? [...ids, doc.id] : [doc.id]);
+          const list = postings.get(gram);
+          if (list) insertId(list, doc.id);
+          else postings.set(gram, { ids: Int32Array.of(doc.id), length: 1 });
+        }
+      }
+      // An add that (at least) doubled the index, such as the first, leaves the lists as
+      // long as they will stay for a while: their doubling slack is given back.
+      indexed += added.length;
+      if (added.length * 2 >= indexed) {
+        for (const list of postings.values()) {
+          if (list.ids.length > list.length) list.ids = list.ids.slice(0, list.length);
         }
       }
     },
     remove(ids) {
+      // A removed document's grams are made again from its name (the engine removes a
+      // document from its retrievers before it drops it): holding them was a kilobyte a
+      // tool, a quarter of the index's memory at 50k tools; removal is rare.
       const gone = new Set(ids);
       const touched = new Set<string>();
       for (const id of ids) {
-        const words = wordsOf.get(id) ?? context?.docs.get(id)?.nameWords;
-        if (words) for (const gram of charNgrams(words)) touched.add(gram);
-        wordsOf.delete(id);
+        const doc = docs.get(id);
+        if (!doc) continue;
+        indexed--;
+        for (const gram of charNgrams(doc.nameWords)) touched.add(gram);
         gramCounts[id] = 0;
       }
       for (const gram of touched) {
-        const left = Array.from(postings.get(gram) ?? []).filter((id) => !gone.has(id));
-        if (left.length > 0) postings.set(gram, left);
+        const list = postings.get(gram);
+        if (!list) continue;
+        // A new array: a loaded index's lists are views of the saved array, never written.
+        const left = list.ids.subarray(0, list.length).filter((id) => !gone.has(id));
+        if (left.length > 0) postings.set(gram, { ids: left, length: left.length });
         else postings.delete(gram);
       }
     },
@@ -76,7 +107,7 @@ export function createNgramRetriever(context?: Pick<RetrieverContext, 'docs'>): 
       const ids = new Int32Array(total);
       grams.forEach((gram, g) => {
         const list = postings.get(gram)!;
-        for (let i = 0; i < list.length; i++) ids[starts[g]! + i] = dense[list[i]!]!;
+        for (let i = 0; i < list.length; i++) ids[starts[g]! + i] = dense[list.ids[i]!]!;
       });
       // One count per document in the file, in file order (removed ids have none).
       const counts: number[] = [];
@@ -106,11 +137,13 @@ export function createNgramRetriever(context?: Pick<RetrieverContext, 'docs'>): 
             invalidIndex(`ngram: id ${ids[i]} of gram ${g} is not a document below ${count} with grams`);
         }
         if (postings.has(gram)) invalidIndex(`ngram: gram "${gram}" appears twice`);
-        postings.set(gram, ids.subarray(from, to));
+        // A view of the saved array: insertId copies a list before it grows.
+        postings.set(gram, { ids: ids.subarray(from, to), length: to - from });
       });
       gramCounts = new Int32Array(Math.max(64, count));
       gramCounts.set(counts);
       capacity = count;
+      indexed = count;
       return true;
     },
     retrieve(query: AnalyzedQuery, limit, accept) {
@@ -118,7 +151,9 @@ export function createNgramRetriever(context?: Pick<RetrieverContext, 'docs'>): 
       if (grams.size <= 2) return []; // one or two letters: every name matches
       const shared = new Scores(capacity);
       for (const gram of grams) {
-        for (const id of postings.get(gram) ?? []) shared.add(id, 1);
+        const list = postings.get(gram);
+        if (!list) continue;
+        for (let i = 0; i < list.length; i++) shared.add(list.ids[i]!, 1);
       }
       // Cosine over gram sets; a few shared grams ("ate", "te$") are chance, not evidence.
       const hits: RetrievalHit[] = [];
