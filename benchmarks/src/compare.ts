@@ -19,7 +19,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
@@ -153,6 +153,21 @@ export interface LargeResult {
   postings?: number;
   save?: { toJSONMs: number; stringifyMs: number; jsonMB: number; parseMs: number; loadMs: number };
   afterLoad?: { firstSearchMs: number; search: Latency; peakRssMB: number };
+  /**
+   * The binary saved index (toBytes / load(bytes)) through a file: toBytes and the write,
+   * the read and load(), then ready() (the model, for hybrid) and the first searches.
+   */
+  savedIndex?: {
+    MB: number;
+    toBytesMs: number;
+    writeMs: number;
+    readMs: number;
+    loadMs: number;
+    loadCpuMs: number;
+    readyMs: number;
+    firstSearchMs: number;
+    search: Latency;
+  };
 }
 
 async function tenK(
@@ -341,9 +356,44 @@ async function largePoint(mode: 'lexical' | 'hybrid', rounds: number): Promise<L
         peakRssMB: mb(process.resourceUsage().maxRSS * 1024),
       };
     }
+    point.savedIndex = await savedIndexPoint(engine, cacheDir ? { cacheDir } : false);
     return point;
   } finally {
     if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
+/** toBytes() to a file and ToolSearch.load() from it, as a program starting from a saved index does. */
+async function savedIndexPoint(
+  engine: ToolSearch,
+  embedding: { cacheDir: string } | false,
+): Promise<NonNullable<LargeResult['savedIndex']>> {
+  const file = join(mkdtempSync(join(tmpdir(), 'toolsearch-saved-')), 'index.tsindex');
+  try {
+    const [bytes, toBytesMs] = await timed(() => engine.toBytes());
+    const [, writeMs] = await timed(() => writeFileSync(file, bytes));
+    const [read, readMs] = await timed(() => readFileSync(file));
+    const cpu = process.cpuUsage();
+    const [loaded, loadMs] = await timed(() => ToolSearch.load(read, { embedding }));
+    const used = process.cpuUsage(cpu);
+    const [, readyMs] = await timed(() => loaded.ready());
+    const [, firstSearchMs] = await timed(() => loaded.search(SCALE_QUERIES[0]!, { limit: LIMIT }));
+    const times: number[] = [];
+    for (const query of SCALE_QUERIES)
+      times.push((await timed(() => loaded.search(query, { limit: LIMIT })))[1]);
+    return {
+      MB: mb(bytes.length),
+      toBytesMs: round(toBytesMs),
+      writeMs: round(writeMs),
+      readMs: round(readMs),
+      loadMs: round(loadMs),
+      loadCpuMs: round((used.user + used.system) / 1000),
+      readyMs: round(readyMs),
+      firstSearchMs: round(firstSearchMs),
+      search: stats(times),
+    };
+  } finally {
+    rmSync(dirname(file), { recursive: true, force: true });
   }
 }
 
@@ -475,6 +525,10 @@ export function formatCompare(result: CompareResult): string {
       '',
       `~100k tools, ${p.mode} (${p.tools}, ${p.realTools} real): index ${p.indexMs} ms, p50 ${p.search.p50Ms} ms, p95 ${p.search.p95Ms} ms, heap +${p.heapMB} MB (${p.bytesPerTool} B/tool), RSS ${p.rssMB} MB, peak RSS ${p.peakRssMB} MB`,
     );
+    if (p.savedIndex)
+      lines.push(
+        `  saved index ${p.savedIndex.MB} MB: toBytes ${p.savedIndex.toBytesMs} ms + write ${p.savedIndex.writeMs} ms; read ${p.savedIndex.readMs} ms + load ${p.savedIndex.loadMs} ms (CPU ${p.savedIndex.loadCpuMs} ms) + ready ${p.savedIndex.readyMs} ms; first search ${p.savedIndex.firstSearchMs} ms, then p50 ${p.savedIndex.search.p50Ms} ms`,
+      );
     if (p.save)
       lines.push(
         `  toJSON ${p.save.toJSONMs} ms + stringify ${p.save.stringifyMs} ms (${p.save.jsonMB} MB); parse ${p.save.parseMs} ms + load ${p.save.loadMs} ms; first search after load ${p.afterLoad?.firstSearchMs} ms, then p50 ${p.afterLoad?.search.p50Ms} ms`,
