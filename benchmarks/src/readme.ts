@@ -26,6 +26,7 @@ import {
   pathRef,
   speedTable,
 } from './speed-tables.js';
+import type { TokensResult } from './tokens.js';
 
 export const README = join(REPO, 'README.md');
 /** Ships in the core-search package: its blocks name results files by path, not by link. */
@@ -44,6 +45,8 @@ export interface ReadmeResults {
   embedding?: EmbeddingResult | undefined;
   compare?: CompareResult | undefined;
   compareHistory?: CompareHistory | undefined;
+  /** pnpm bench --only tokens. */
+  tokens?: TokensResult | undefined;
 }
 
 /** What scripts/release-test.mjs --record writes (the fields the README quotes). */
@@ -101,6 +104,7 @@ export function readResults(dir = RESULTS): ReadmeResults {
     embedding: read<EmbeddingResult>('embedding.json'),
     compare: read<CompareResult>('compare.json'),
     compareHistory: read<CompareHistory>('compare-history.json'),
+    tokens: read<TokensResult>('tokens.json'),
   };
 }
 
@@ -276,6 +280,29 @@ export function fuzzTable(fuzz: FuzzResult): string[] {
   ];
 }
 
+/** The MCP adapter's token figures: eager lists against the gateway's lazy ones. */
+export function tokensTable(tokens: TokensResult): string[] {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const { registry: r, example: e } = tokens;
+  const searches = e.searches.map((s) => s.tokens);
+  const low = Math.min(...searches);
+  const high = Math.max(...searches);
+  return [
+    `${measured(tokens.meta, 'tokens.json', tokens.command)} Counted with ${tokens.tokenizer}. The registry row ` +
+      "sums its servers' recorded `tools/list` answers, which kept no output schemas (a lower bound: the same " +
+      `three reference servers count ${n(r.exampleServersEager)} there against ${n(e.eager)} live); the other rows ` +
+      'are the reference servers of `packages/mcp-adapter/examples/mcp.json`, started over stdio.',
+    '',
+    '| what the client receives | tokens (cl100k) |',
+    '| --- | ---: |',
+    `| eager \`tools/list\` of the ${r.tools} tools of the ${r.servers}-server registry | ${n(r.eager)} |`,
+    `| eager \`tools/list\` of ${e.servers.join(' + ')} (${e.tools} tools) | ${n(e.eager)} |`,
+    `| lazy initial list through the gateway (${e.metaToolCount} meta-tools${e.lazyInitial === e.metaTools ? '' : ' and always-loaded tools'}) | ${n(e.lazyInitial)} |`,
+    `| after loading the ${e.loaded.toolset} toolset (${e.loaded.tools} tools) | ${n(e.loaded.tokens)} |`,
+    `| a 5-hit \`search_tools\` answer (${searches.length} queries) | ${low === high ? n(low) : `${n(low)}–${n(high)}`} |`,
+  ];
+}
+
 export function renderBlocks(results: ReadmeResults): Record<string, string> {
   const blocks: Record<string, string> = {};
   if (results.ablation || results.fused) {
@@ -287,6 +314,7 @@ export function renderBlocks(results: ReadmeResults): Record<string, string> {
   if (results.release?.node20 || results.release?.node24)
     blocks['release-table'] = releaseTable(results.release.node20, results.release.node24).join('\n');
   if (results.fuzz) blocks['fuzz-table'] = fuzzTable(results.fuzz).join('\n');
+  if (results.tokens) blocks['tokens-table'] = tokensTable(results.tokens).join('\n');
   if (results.scale || results.embedding)
     blocks['speed-table'] = speedTable(results.scale, results.embedding).join('\n');
   if (results.compare) {

@@ -3,7 +3,7 @@
  * and embedding benchmarks when their modules exist.
  *
  *   pnpm bench                         ablation + scale + embedding
- *   pnpm bench --only ablation         one part (ablation | scale | embedding; repeatable, comma-separated)
+ *   pnpm bench --only ablation         one part (ablation | scale | embedding | compare | tokens; repeatable, comma-separated)
  *   pnpm bench --external              the ablation study on every ../shared/datasets file with queries
  *   pnpm bench --external --max-queries 300 --datasets bfcl,metatool
  *   pnpm bench --no-embedding          switch the semantic strategy off (configs marked †)
@@ -24,11 +24,12 @@ import { renderMarkdown } from './report/markdown.js';
 import { renderHeatmap } from './report/svg.js';
 import type { DatasetResult, StudyResult } from './results.js';
 import { runScaleBenchmark } from './scale.js';
+import { runTokens, writeTokens } from './tokens.js';
 
 const FIXTURE_QUERIES = join(REPO, 'fixtures/queries/toolsearch-queries.json');
 /** New-user queries written after the pack was frozen, without seeing it: a dataset of its own. */
 const HOLDOUT_QUERIES = join(REPO, 'fixtures/queries/new-users-holdout.json');
-const PARTS = ['ablation', 'scale', 'embedding', 'compare'] as const;
+const PARTS = ['ablation', 'scale', 'embedding', 'compare', 'tokens'] as const;
 type Part = (typeof PARTS)[number];
 
 const DEFAULT_EXTERNAL_MAX_QUERIES = 500;
@@ -172,6 +173,19 @@ async function embeddingBenchmark(): Promise<void> {
   if (code !== 0) throw new Error(`bench: embedding benchmark exited with code ${code}`);
 }
 
+/** The adapter's token figures, offline on the recorded tool lists. */
+async function tokensBenchmark(): Promise<void> {
+  const result = await runTokens();
+  writeTokens(result);
+  const searches = result.example.searches.map((s) => s.tokens);
+  console.log(
+    `tokens: eager ${result.registry.eager} (${result.registry.tools} tools), example eager ${result.example.eager}, ` +
+      `lazy ${result.example.lazyInitial}, after ${result.example.loaded.toolset} ${result.example.loaded.tokens}, ` +
+      `search ${Math.min(...searches)}-${Math.max(...searches)}`,
+  );
+  console.log('\nwrote benchmarks/results/tokens.json');
+}
+
 /** The side-by-side comparison (10k and 100k points); its 100k points run in child processes. */
 async function compareBenchmark(): Promise<void> {
   const result = await runCompare({});
@@ -184,7 +198,7 @@ async function main(): Promise<void> {
   const cli = parseCli();
   if (cli.help) {
     console.log(
-      'pnpm bench [--only ablation|scale|embedding|compare] [--external [--max-queries N] [--datasets a,b]] [--no-embedding] [--no-latency]',
+      'pnpm bench [--only ablation|scale|embedding|compare|tokens] [--external [--max-queries N] [--datasets a,b]] [--no-embedding] [--no-latency]',
     );
     return;
   }
@@ -203,6 +217,7 @@ async function main(): Promise<void> {
       if (part === 'ablation') await timed('ablation', () => fixtureAblation(cli));
       else if (part === 'scale') await timed('scale', () => runScaleBenchmark({}).then(() => undefined));
       else if (part === 'compare') await timed('compare', compareBenchmark);
+      else if (part === 'tokens') await timed('tokens', tokensBenchmark);
       else await timed('embedding', embeddingBenchmark);
     }
   }

@@ -25,6 +25,7 @@ describe('README and DESIGN.md figures generated from benchmarks/results', () =>
           'release-table',
           'speed-table',
           'strategy-table',
+          'tokens-table',
         ],
       ],
       [join('packages', 'core-search', 'DESIGN.md'), ['compare-large', 'compare-runs']],

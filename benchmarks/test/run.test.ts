@@ -25,7 +25,9 @@ describe('pnpm bench command line', () => {
   it('rejects an unknown part, naming the valid ones', () => {
     const result = bench('--only', 'ablation,nope');
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('bench: --only takes ablation | scale | embedding | compare, got "nope"');
+    expect(result.stderr).toContain(
+      'bench: --only takes ablation | scale | embedding | compare | tokens, got "nope"',
+    );
   });
 
   it('rejects a bad --max-queries and unknown flags', () => {

@@ -72,6 +72,11 @@ export class Catalog {
     return this.engine.maxQueryChars;
   }
 
+  /** Resolves once the engine has loaded everything (the embedding model, vectors): searches after it rank with every strategy. */
+  ready(): Promise<void> {
+    return this.engine.ready();
+  }
+
   get(name: string): CatalogTool | undefined {
     return this.tools.get(name);
   }

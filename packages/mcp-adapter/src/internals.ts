@@ -20,4 +20,4 @@ export {
   SEARCH_TOOLS,
   UNLOAD_TOOLSET,
 } from './meta-tools.js';
-export { formatTokenReport } from './report.js';
+export { catalogTokenReport, formatTokenReport } from './report.js';

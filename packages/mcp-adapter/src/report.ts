@@ -5,6 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { countOf, quoteQuery } from '@toolsearch/core-search';
+import type { Catalog } from './catalog.js';
 import type { Gateway } from './gateway/gateway.js';
 import { META_TOOLS } from './meta-tools.js';
 import { renderSearch } from './render.js';
@@ -44,18 +45,31 @@ export async function tokenReport(
   const byUpstream = new Map<string, Tool[]>();
   for (const t of gateway.upstreams.tools())
     byUpstream.set(t.upstream, [...(byUpstream.get(t.upstream) ?? []), t.definition]);
+  return catalogTokenReport(gateway.catalog, [...byUpstream.values()], alwaysLoaded, query);
+}
+
+/**
+ * The same report from a catalog and each upstream's tools/list, without a running
+ * gateway: the benchmark measures recorded tool lists with it, offline.
+ */
+export async function catalogTokenReport(
+  catalog: Catalog,
+  upstreamLists: readonly (readonly Tool[])[],
+  alwaysLoaded: readonly string[],
+  query: string,
+): Promise<TokenReport> {
   const definitions = (names: readonly string[]) =>
-    names.map((n) => gateway.catalog.get(n)?.definition).filter((d): d is Tool => d !== undefined);
+    names.map((n) => catalog.get(n)?.definition).filter((d): d is Tool => d !== undefined);
   const initial = [...META_TOOLS, ...definitions(alwaysLoaded)];
-  const response = await gateway.catalog.search(query, { limit: 5 });
+  const response = await catalog.search(query, { limit: 5 });
   return {
-    upstreams: byUpstream.size,
-    tools: gateway.catalog.size,
-    eager: [...byUpstream.values()].reduce((sum, tools) => sum + countToolListTokens(tools), 0),
+    upstreams: upstreamLists.length,
+    tools: catalog.size,
+    eager: upstreamLists.reduce((sum, tools) => sum + countToolListTokens(tools), 0),
     lazyInitial: countToolListTokens(initial),
     metaTools: countToolListTokens(META_TOOLS),
-    afterLoad: gateway.catalog.toolsets().map((t) => {
-      const names = gateway.catalog.toolsOf(t.name);
+    afterLoad: catalog.toolsets().map((t) => {
+      const names = catalog.toolsOf(t.name);
       return {
         toolset: t.name,
         tools: names.length,

@@ -34,6 +34,7 @@ describeEntryPoints(new URL('../', import.meta.url), {
     'UNLOAD_TOOLSET',
     'VERSION',
     'alwaysLoadedFromEnv',
+    'catalogTokenReport',
     'formatTokenReport',
     'isLoopback',
     'isMetaTool',
