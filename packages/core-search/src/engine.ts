@@ -523,7 +523,8 @@ export class ToolSearch {
       }
     });
 
-    const fused = fuse(rankings, this.rrfK);
+    // Fused only as deep as the response reads: its results and the toolset evidence.
+    const fused = fuse(rankings, this.rrfK, Math.max(limit, DEFAULTS.fusion.toolsetEvidenceDepth));
     const results: SearchResult[] = fused.slice(0, limit).map((hit) => {
       const doc = this.docs.get(hit.id)!;
       return {
@@ -769,13 +770,11 @@ export class ToolSearch {
   ): SearchExplanation {
     const perStrategy: SearchExplanation['perStrategy'] = {};
     for (const { strategy, hits } of rankings) {
-      perStrategy[strategy] = fuse([{ strategy, weight: 1, hits }], this.rrfK)
-        .slice(0, 20)
-        .map((hit) => ({
-          name: this.docs.get(hit.id)!.name,
-          score: hit.matchedBy[0]!.score ?? 0,
-          rank: hit.matchedBy[0]!.rank,
-        }));
+      perStrategy[strategy] = fuse([{ strategy, weight: 1, hits }], this.rrfK, 20).map((hit) => ({
+        name: this.docs.get(hit.id)!.name,
+        score: hit.matchedBy[0]!.score ?? 0,
+        rank: hit.matchedBy[0]!.rank,
+      }));
     }
     return {
       analysis: {

@@ -1,4 +1,5 @@
 import type { RetrievalHit } from './retriever.js';
+import { bestOf } from './top-k.js';
 import type { StrategyMatch, StrategyName } from './types.js';
 
 /** One strategy's ranking, as fusion consumes it. */
@@ -16,36 +17,143 @@ export interface FusedHit {
 }
 
 /**
+ * Ids below this are slotted through a dense array (doc ids are small dense integers);
+ * others (fuse is exported) through a Map.
+ */
+const MAX_DENSE_ID = 1 << 22;
+
+/**
+ * Scratch kept between calls (fusion is synchronous): slot + 1 by candidate id, zeroed
+ * again after each call; per hit, its candidate's slot and its rank; per slot, its place
+ * in the output (-1 for none). Typed arrays allocated per call were a fifth of its cost.
+ */
+let slotById = new Int32Array(1024);
+let hitSlots = new Int32Array(1024);
+let hitRanks = new Int32Array(1024);
+let outputOf = new Int32Array(1024);
+
+/**
  * Weighted reciprocal-rank fusion: score(d) = sum over strategies of w / (k + rank).
  * RRF uses ranks only, so BM25 scores, cosines and edit distances never have to be
  * made comparable. Tied scores within a strategy share a rank (competition ranking),
  * so a strategy that cannot tell tools apart (all tools of a toolset) favours none.
  * Pinned hits (exact names) come first. Ties: ascending id, i.e. insertion order.
+ *
+ * Only the best `limit` fused hits are returned (all by default), and only they get their
+ * `matchedBy` list: a search shows ten and reads thirty of the ~300 candidates its
+ * rankings bring. An entry object, a Map entry and a sorted list of match objects for
+ * every candidate, and a sort of all candidates, made fusion cost as much as a BM25F
+ * ranking; now a third of that (10k tools, the latency queries: 89 -> 28 µs a fusion, same process, min of 20 rounds).
  */
-export function fuse(rankings: readonly StrategyRanking[], k: number): FusedHit[] {
-  const fused = new Map<number, FusedHit>();
-  for (const { strategy, weight, hits } of rankings) {
+export function fuse(
+  rankings: readonly StrategyRanking[],
+  k: number,
+  limit: number = Number.POSITIVE_INFINITY,
+): FusedHit[] {
+  let total = 0;
+  for (const { hits } of rankings) total += hits.length;
+  if (hitSlots.length < total) {
+    hitSlots = new Int32Array(Math.max(total, hitSlots.length * 2));
+    hitRanks = new Int32Array(hitSlots.length);
+  }
+  // Candidates by slot, in order of first appearance; scores summed in ranking order.
+  const ids: number[] = [];
+  const scores: number[] = [];
+  const pinned: boolean[] = [];
+  let sparse: Map<number, number> | undefined;
+  let at = 0;
+  for (const { weight, hits } of rankings) {
     let rank = 0;
     let previous = Number.NaN;
-    hits.forEach((hit, position) => {
+    for (let position = 0; position < hits.length; position++, at++) {
+      const hit = hits[position]!;
       if (hit.score !== previous) {
         rank = position + 1;
         previous = hit.score;
       }
-      let entry = fused.get(hit.id);
-      if (!entry) {
-        entry = { id: hit.id, score: 0, pinned: false, matchedBy: [] };
-        fused.set(hit.id, entry);
+      const id = hit.id;
+      const dense = (id | 0) === id && id >= 0 && id < MAX_DENSE_ID;
+      if (dense && id >= slotById.length) {
+        const grown = new Int32Array(Math.min(MAX_DENSE_ID, Math.max(id + 1, slotById.length * 2)));
+        grown.set(slotById);
+        slotById = grown;
       }
-      entry.score += weight / (k + rank);
-      entry.pinned ||= hit.pinned === true;
-      const match: StrategyMatch = { strategy, rank, score: hit.score };
-      if (hit.matched) match.matched = hit.matched;
-      entry.matchedBy.push(match);
-    });
+      let slot = dense ? slotById[id]! - 1 : (sparse?.get(id) ?? -1);
+      if (slot < 0) {
+        slot = ids.length;
+        if (dense) slotById[id] = slot + 1;
+        else {
+          sparse ??= new Map();
+          sparse.set(id, slot);
+        }
+        ids.push(id);
+        scores.push(0);
+        pinned.push(false);
+      }
+      scores[slot]! += weight / (k + rank);
+      if (hit.pinned === true) pinned[slot] = true;
+      hitSlots[at] = slot;
+      hitRanks[at] = rank;
+    }
   }
-  const list = [...fused.values()];
-  for (const entry of list) entry.matchedBy.sort((a, b) => a.rank - b.rank);
-  list.sort((a, b) => Number(b.pinned) - Number(a.pinned) || b.score - a.score || a.id - b.id);
-  return list;
+  for (const id of ids) if ((id | 0) === id && id >= 0 && id < MAX_DENSE_ID) slotById[id] = 0;
+
+  const chosen = best(ids, scores, pinned, limit);
+  const fused: FusedHit[] = [];
+  if (outputOf.length < ids.length) outputOf = new Int32Array(Math.max(ids.length, outputOf.length * 2));
+  outputOf.fill(-1, 0, ids.length);
+  for (const slot of chosen) {
+    outputOf[slot] = fused.length;
+    fused.push({ id: ids[slot]!, score: scores[slot]!, pinned: pinned[slot]!, matchedBy: [] });
+  }
+  at = 0;
+  for (const { strategy, hits } of rankings) {
+    for (const hit of hits) {
+      const out = outputOf[hitSlots[at]!]!;
+      if (out >= 0) {
+        const match: StrategyMatch = { strategy, rank: hitRanks[at]!, score: hit.score };
+        if (hit.matched) match.matched = hit.matched;
+        insertByRank(fused[out]!.matchedBy, match);
+      }
+      at++;
+    }
+  }
+  return fused;
+}
+
+/** Insert keeping ranks ascending, after equal ranks (stable: ranking order breaks ties); lists are a handful long. */
+function insertByRank(matches: StrategyMatch[], match: StrategyMatch): void {
+  let i = matches.length;
+  matches.push(match);
+  while (i > 0 && matches[i - 1]!.rank > match.rank) {
+    matches[i] = matches[i - 1]!;
+    i--;
+  }
+  matches[i] = match;
+}
+
+/** Slots of the best `limit` candidates: pinned first, then by score, then by ascending id. */
+function best(
+  ids: readonly number[],
+  scores: readonly number[],
+  pinned: readonly boolean[],
+  limit: number,
+): number[] {
+  const first: number[] = [];
+  const restSlots: number[] = [];
+  const restIds: number[] = [];
+  const restScores: number[] = [];
+  for (let slot = 0; slot < ids.length; slot++) {
+    if (pinned[slot]) first.push(slot);
+    else {
+      restSlots.push(slot);
+      restIds.push(ids[slot]!);
+      restScores.push(scores[slot]!);
+    }
+  }
+  first.sort((a, b) => scores[b]! - scores[a]! || ids[a]! - ids[b]!);
+  if (first.length >= limit) return first.slice(0, limit);
+  const wanted = Math.min(limit - first.length, restSlots.length);
+  for (const i of bestOf(restIds, restScores, restSlots.length, wanted)) first.push(restSlots[i]!);
+  return first;
 }

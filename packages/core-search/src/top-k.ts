@@ -217,7 +217,12 @@ function kthLargest(values: Float64Array, n: number, k: number): number {
  * first, equal scores by ascending id: what a bounded heap keeps, found by selecting the
  * limit-th score and sorting only the pairs at or above it.
  */
-function bestOf(ids: ArrayLike<number>, scores: Float64Array, n: number, limit: number): number[] {
+export function bestOf(
+  ids: ArrayLike<number>,
+  scores: ArrayLike<number>,
+  n: number,
+  limit: number,
+): number[] {
   const kept: number[] = [];
   if (limit <= 0 || n === 0) return kept;
   if (n <= limit) {
@@ -225,7 +230,7 @@ function bestOf(ids: ArrayLike<number>, scores: Float64Array, n: number, limit: 
   } else {
     if (scratchB.length < n) scratchB = new Float64Array(Math.max(n, scratchB.length * 2));
     const select = scratchB;
-    select.set(scores.subarray(0, n));
+    for (let i = 0; i < n; i++) select[i] = scores[i]!;
     const threshold = kthLargest(select, n, limit);
     const tied: number[] = [];
     for (let i = 0; i < n; i++) {

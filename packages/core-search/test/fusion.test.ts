@@ -1,5 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { fuse } from '../src/internals.js';
+import { fuse, type StrategyRanking } from '../src/internals.js';
+
+/** The definition, written plainly: every candidate an entry, every match listed, all sorted. */
+function naiveFuse(rankings: readonly StrategyRanking[], k: number) {
+  const entries = new Map<number, ReturnType<typeof fuse>[number]>();
+  for (const { strategy, weight, hits } of rankings) {
+    hits.forEach((hit) => {
+      const rank = hits.findIndex((other) => other.score === hit.score) + 1;
+      const entry = entries.get(hit.id) ?? { id: hit.id, score: 0, pinned: false, matchedBy: [] };
+      entries.set(hit.id, entry);
+      entry.score += weight / (k + rank);
+      entry.pinned ||= hit.pinned === true;
+      entry.matchedBy.push({
+        strategy,
+        rank,
+        score: hit.score,
+        ...(hit.matched ? { matched: hit.matched } : {}),
+      });
+    });
+  }
+  const list = [...entries.values()];
+  for (const entry of list) entry.matchedBy.sort((a, b) => a.rank - b.rank);
+  return list.sort((a, b) => Number(b.pinned) - Number(a.pinned) || b.score - a.score || a.id - b.id);
+}
 
 describe('fuse (weighted reciprocal-rank fusion)', () => {
   it('sums w / (k + rank) over strategies', () => {
@@ -111,5 +134,50 @@ describe('fuse (weighted reciprocal-rank fusion)', () => {
       return first!.score - second!.score;
     };
     expect(gap(1)).toBeGreaterThan(gap(60));
+  });
+
+  it('returns the best `limit` of the full fusion, with the same matches, whatever the ids', () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const strategies = ['keyword', 'tfidf', 'synonyms', 'fuzzy', 'exact'] as const;
+    // Dense doc ids, and ids no engine makes (fuse is exported): huge, negative, fractional.
+    for (const idOf of [
+      (i: number) => i,
+      (i: number) => (i % 3 === 0 ? 2 ** 40 + i : i % 3 === 1 ? -i : i + 0.5),
+    ]) {
+      const rankings = strategies.map((strategy, s) => ({
+        strategy,
+        weight: 1 + s / 2,
+        hits: Array.from({ length: 60 }, (_, position) => ({
+          id: idOf(Math.floor(random() * 150)),
+          score: 100 - Math.floor(position / 3), // ties share a rank
+          pinned: strategy === 'exact' && position < 2 ? true : undefined,
+          matched: s === 3 ? ['calendar'] : undefined,
+        })).filter((hit, i, all) => all.findIndex((other) => other.id === hit.id) === i),
+      }));
+      const all = fuse(rankings, 60);
+      expect(all).toEqual(naiveFuse(rankings, 60));
+      for (const limit of [0, 1, 10, 30, all.length, all.length + 5]) {
+        expect(fuse(rankings, 60, limit)).toEqual(all.slice(0, limit));
+      }
+      expect(all.some((hit) => hit.matchedBy.length > 2)).toBe(true);
+      expect(all.filter((hit) => hit.pinned).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('lists equal ranks of a hit in ranking order', () => {
+    const [hit] = fuse(
+      [
+        { strategy: 'tfidf', weight: 1, hits: [{ id: 1, score: 3 }] },
+        { strategy: 'keyword', weight: 1, hits: [{ id: 1, score: 2 }] },
+        { strategy: 'fuzzy', weight: 1, hits: [{ id: 1, score: 1 }] },
+      ],
+      60,
+      1,
+    );
+    expect(hit!.matchedBy.map((match) => match.strategy)).toEqual(['tfidf', 'keyword', 'fuzzy']);
   });
 });
