@@ -1,5 +1,5 @@
 import { DEFAULTS, FIELD_NAMES, type FieldName } from './defaults.js';
-import type { IndexedDoc } from './retriever.js';
+import type { IndexedDoc, RetrievalHit } from './retriever.js';
 import { invalidIndex } from './serialize.js';
 import { Scores } from './top-k.js';
 import type { QueryShape } from './types.js';
@@ -140,6 +140,16 @@ export class Corpus {
    * terms an add or remove touches.
    */
   private readonly lists = new Map<string, CachedList>();
+  /** The last sum of leading weight-1 terms, kept while the corpus, shape and filter are unchanged. */
+  private shared:
+    | {
+        key: string;
+        shape: QueryShape;
+        accept: ((id: number) => boolean) | undefined;
+        version: number;
+        scores: Scores;
+      }
+    | undefined;
 
   get size(): number {
     return this.count;
@@ -453,9 +463,70 @@ export class Corpus {
     accept?: (id: number) => boolean,
     shape: QueryShape = 'keywords',
   ): Scores {
-    const { k1 } = DEFAULTS.bm25;
     const scores = new Scores(this.capacity);
-    for (const { term, weight } of terms) {
+    this.accumulate(scores, terms, 0, terms.length, accept, shape);
+    return scores;
+  }
+
+  /**
+   * The best `limit` documents by bm25f(terms), best first, equal scores by ascending id.
+   * The leading terms of weight 1 (a query's own words) are summed once per search:
+   * keyword, synonyms, prefix and fuzzy all start from them and add their expansions to a
+   * copy (the same sums in the same order, so scores are bit-identical to bm25f's).
+   */
+  topBm25f(
+    terms: readonly WeightedTerm[],
+    limit: number,
+    accept?: (id: number) => boolean,
+    shape: QueryShape = 'keywords',
+  ): RetrievalHit[] {
+    let own = 0;
+    while (own < terms.length && terms[own]!.weight === 1) own++;
+    if (own === 0) return this.bm25f(terms, accept, shape).top(limit);
+    const shared = this.ownTermScores(terms, own, accept, shape);
+    if (own === terms.length) return shared.best(limit);
+    const scores = shared.copy();
+    this.accumulate(scores, terms, own, terms.length, accept, shape);
+    return scores.top(limit);
+  }
+
+  private ownTermScores(
+    terms: readonly WeightedTerm[],
+    own: number,
+    accept: ((id: number) => boolean) | undefined,
+    shape: QueryShape,
+  ): Scores {
+    // Keyed by the terms the corpus holds: the others add nothing (fuzzy leaves them out).
+    let key = '';
+    for (let i = 0; i < own; i++) if (this.termIds.has(terms[i]!.term)) key += `${terms[i]!.term}\u0000`;
+    const shared = this.shared;
+    if (
+      shared &&
+      shared.key === key &&
+      shared.shape === shape &&
+      shared.accept === accept &&
+      shared.version === this.version
+    ) {
+      return shared.scores;
+    }
+    shared?.scores.release();
+    const scores = new Scores(this.capacity);
+    this.accumulate(scores, terms, 0, own, accept, shape);
+    this.shared = { key, shape, accept, version: this.version, scores };
+    return scores;
+  }
+
+  private accumulate(
+    scores: Scores,
+    terms: readonly WeightedTerm[],
+    from: number,
+    to: number,
+    accept: ((id: number) => boolean) | undefined,
+    shape: QueryShape,
+  ): void {
+    const { k1 } = DEFAULTS.bm25;
+    for (let t = from; t < to; t++) {
+      const { term, weight } = terms[t]!;
       const list = this.cachedList(term);
       if (!list) continue;
       const idf = weight * this.idf(term) * (k1 + 1);
@@ -468,7 +539,6 @@ export class Corpus {
         scores.add(id, (idf * weighted) / (k1 + weighted));
       }
     }
-    return scores;
   }
 
   /**

@@ -142,6 +142,18 @@ export class Scores {
     return this.values[id] ?? 0;
   }
 
+  /** A new accumulator with the same evidence, released on its own. */
+  copy(): Scores {
+    const copy = new Scores(this.values.length);
+    const { touched, values } = this;
+    for (let i = 0; i < touched.length; i++) {
+      const id = touched[i]!;
+      copy.values[id] = values[id]!;
+      copy.touched.push(id);
+    }
+    return copy;
+  }
+
   get size(): number {
     return this.touched.length;
   }
@@ -158,7 +170,8 @@ export class Scores {
     return hits;
   }
 
-  private best(limit: number): RetrievalHit[] {
+  /** Best `limit` positive scores, best first, equal scores by ascending id; the evidence is kept. */
+  best(limit: number): RetrievalHit[] {
     const { touched, values } = this;
     const n = touched.length;
     const scores = scratch(n);

@@ -24,6 +24,45 @@ describe('Corpus', () => {
     expect(corpus.size).toBe(3);
   });
 
+  it('topBm25f equals bm25f().top() exactly, whether or not the query terms were summed before', () => {
+    const tools = Array.from({ length: 40 }, (_, i) =>
+      analyzeTool(
+        {
+          name: `tool_${i % 7}_${['weather', 'city', 'stock', 'file'][i % 4]}`,
+          description: `${['Weather forecast', 'City facts', 'Stock quotes', 'Read a file'][i % 4]} for a city ${'and more '.repeat(i % 5)}`,
+        },
+        i,
+      ),
+    );
+    const corpus = new Corpus();
+    corpus.add(tools.slice(0, 30));
+    const own = ['weather', 'citi', 'unknownword', 'forecast'].map((term) => ({ term, weight: 1 }));
+    const lists = [
+      own,
+      [...own, { term: 'stock', weight: 0.4 }, { term: 'quot', weight: 0.4 }],
+      [...own.filter((t) => t.term !== 'unknownword'), { term: 'file', weight: 0.7 }], // fuzzy leaves unseen words out
+      [{ term: 'file', weight: 0.7 }, ...own], // no leading own terms
+      own.slice(0, 2),
+    ];
+    const even = (id: number) => id % 2 === 0;
+    const check = () => {
+      for (const shape of ['keywords', 'natural'] as const) {
+        for (const accept of [undefined, even]) {
+          for (const terms of [...lists, ...lists]) {
+            const expected = corpus.bm25f(terms, accept, shape).top(7);
+            expect(expected.length).toBeGreaterThan(0);
+            expect(corpus.topBm25f(terms, 7, accept, shape)).toEqual(expected);
+          }
+        }
+      }
+    };
+    check();
+    corpus.add(tools.slice(30)); // a new corpus version: nothing summed before may be reused
+    check();
+    corpus.remove(tools.slice(0, 3));
+    check();
+  });
+
   it('computes BM25F as documented', () => {
     const corpus = new Corpus();
     corpus.add(docs);

@@ -24,7 +24,9 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
     add() {},
     remove() {},
     retrieve(query: AnalyzedQuery, limit, accept) {
+      // The query's own words first, as keyword's ranking sums them (Corpus.topBm25f shares that sum).
       const terms: WeightedTerm[] = [];
+      const neighbours: WeightedTerm[] = [];
       const matched: string[] = [];
       query.terms.forEach((term, i) => {
         const word = query.words[i] ?? term;
@@ -43,12 +45,12 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
         }
         near.sort((a, b) => a.d - b.d || corpus.df(b.term) - corpus.df(a.term) || (a.term < b.term ? -1 : 1));
         for (const { term: neighbour, d } of near.slice(0, DEFAULTS.fuzzy.maxNeighbours)) {
-          terms.push({ term: neighbour, weight: 1 - d / word.length });
+          neighbours.push({ term: neighbour, weight: 1 - d / word.length });
           matched.push(neighbour);
         }
       });
       if (matched.length === 0) return [];
-      const hits = corpus.bm25f(uniqueTerms(terms), accept, query.shape).top(limit);
+      const hits = corpus.topBm25f(uniqueTerms([...terms, ...neighbours]), limit, accept, query.shape);
       for (const hit of hits) hit.matched = matched;
       return hits;
     },

@@ -12,7 +12,7 @@ export function createKeywordRetriever({ corpus }: RetrieverContext): Retriever 
     weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query),
     retrieve(query: AnalyzedQuery, limit, accept) {
       const terms = uniqueTerms(query.terms.map((term) => ({ term, weight: 1 })));
-      return corpus.bm25f(terms, accept, query.shape).top(limit);
+      return corpus.topBm25f(terms, limit, accept, query.shape);
     },
   };
 }

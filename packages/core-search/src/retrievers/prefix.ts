@@ -24,7 +24,9 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
         (term) => term.length >= minPrefixLength && vocabulary.completions(term, 1).length > 0,
       ),
     retrieve(query: AnalyzedQuery, limit, accept) {
-      const terms: WeightedTerm[] = [];
+      // The query's own words first, as keyword's ranking sums them (Corpus.topBm25f shares that sum).
+      const terms: WeightedTerm[] = query.terms.map((term) => ({ term, weight: 1 }));
+      const completed: WeightedTerm[] = [];
       const matched: string[] = [];
       const complete = (word: string, term: string) => {
         if (word.length < minPrefixLength) return;
@@ -35,7 +37,7 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
         completions.delete(term);
         const shortestFirst = [...completions].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
         for (const completion of shortestFirst.slice(0, maxExpansions)) {
-          terms.push({
+          completed.push({
             term: completion,
             weight: Math.max(minCompletionWeight, term.length / completion.length),
           });
@@ -43,7 +45,6 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
         }
       };
       query.terms.forEach((term, i) => {
-        terms.push({ term, weight: 1 });
         complete(query.words[i] ?? term, term);
       });
       // A half-typed last word can look like a stop word ("list even" -> "events"), which
@@ -55,7 +56,7 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
           ?.replace(/[^\p{L}\p{N}]+/gu, '') ?? '';
       if (query.shape !== 'natural' && STOP_WORDS.has(last)) complete(last, last);
       if (matched.length === 0) return [];
-      const hits = corpus.bm25f(uniqueTerms(terms), accept, query.shape).top(limit);
+      const hits = corpus.topBm25f(uniqueTerms([...terms, ...completed]), limit, accept, query.shape);
       for (const hit of hits) hit.matched = matched;
       return hits;
     },
