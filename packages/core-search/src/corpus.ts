@@ -762,7 +762,21 @@ export function weightedTf(packed: number, shape: QueryShape = 'keywords'): numb
 
 /** Merge duplicate query terms, keeping the highest weight (a query repeating a word is not two matches). */
 export function uniqueTerms(terms: readonly WeightedTerm[]): WeightedTerm[] {
-  const best = new Map<string, number>();
-  for (const { term, weight } of terms) best.set(term, Math.max(best.get(term) ?? 0, weight));
-  return [...best].map(([term, weight]) => ({ term, weight }));
+  if (terms.length > 32) {
+    const best = new Map<string, number>();
+    for (const { term, weight } of terms) best.set(term, Math.max(best.get(term) ?? 0, weight));
+    return [...best].map(([term, weight]) => ({ term, weight }));
+  }
+  // A query's own words (most lists): a scan beats a Map made and dropped per strategy per search.
+  const unique: WeightedTerm[] = [];
+  next: for (const { term, weight } of terms) {
+    for (const kept of unique) {
+      if (kept.term === term) {
+        kept.weight = Math.max(kept.weight, weight);
+        continue next;
+      }
+    }
+    unique.push({ term, weight: Math.max(0, weight) });
+  }
+  return unique;
 }

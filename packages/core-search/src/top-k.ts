@@ -94,6 +94,9 @@ export class TopK {
   }
 }
 
+/** What a released accumulator holds (never written: add() grows it first). */
+const RELEASED = new Float64Array(0);
+
 /** Released score arrays; a search runs a handful of accumulators at once. */
 const pool: Float64Array[] = [];
 const MAX_POOLED = 8;
@@ -123,7 +126,7 @@ export class Scores {
     for (const id of touched) values[id] = 0;
     touched.length = 0;
     if (pool.length < MAX_POOLED) pool.push(values);
-    this.values = new Float64Array(16);
+    this.values = RELEASED;
   }
 
   /** Add evidence for a document; only positive evidence counts. */
@@ -255,7 +258,61 @@ export function bestOf(
     if (kept.length + tied.length > limit) tied.sort((a, b) => ids[a]! - ids[b]!);
     for (let i = 0; kept.length < limit; i++) kept.push(tied[i]!);
   }
-  return kept.sort((a, b) => scores[b]! - scores[a]! || ids[a]! - ids[b]!);
+  sortPositions(kept, 0, kept.length - 1, scores, ids);
+  return kept;
+}
+
+/** Does position a rank before position b: higher score, then lower id? */
+function before(a: number, b: number, scores: ArrayLike<number>, ids: ArrayLike<number>): boolean {
+  const x = scores[a]!;
+  const y = scores[b]!;
+  return x > y || (x === y && ids[a]! < ids[b]!);
+}
+
+/**
+ * Sorts positions[lo..hi] best first: quicksort, insertion sort on short runs. Array#sort
+ * calling a comparator closure was most of what selecting a top 100 cost.
+ */
+function sortPositions(
+  positions: number[],
+  lo: number,
+  hi: number,
+  scores: ArrayLike<number>,
+  ids: ArrayLike<number>,
+): void {
+  while (hi - lo > 12) {
+    const pivot = positions[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (before(positions[i]!, pivot, scores, ids)) i++;
+      while (before(pivot, positions[j]!, scores, ids)) j--;
+      if (i <= j) {
+        const swap = positions[i]!;
+        positions[i] = positions[j]!;
+        positions[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    // Recurse into the shorter side, loop on the longer: stack depth stays logarithmic.
+    if (j - lo < hi - i) {
+      sortPositions(positions, lo, j, scores, ids);
+      lo = i;
+    } else {
+      sortPositions(positions, i, hi, scores, ids);
+      hi = j;
+    }
+  }
+  for (let i = lo + 1; i <= hi; i++) {
+    const position = positions[i]!;
+    let j = i - 1;
+    while (j >= lo && before(position, positions[j]!, scores, ids)) {
+      positions[j + 1] = positions[j]!;
+      j--;
+    }
+    positions[j + 1] = position;
+  }
 }
 
 function byScoreThenId(a: RetrievalHit, b: RetrievalHit): number {

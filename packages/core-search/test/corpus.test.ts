@@ -312,6 +312,20 @@ describe('Corpus', () => {
       { term: 'a', weight: 1 },
       { term: 'b', weight: 0.2 },
     ]);
+    // Short lists (a query's words) and long ones (prefix completions) take different paths to one answer.
+    const reference = (list: readonly { term: string; weight: number }[]) => {
+      const merged: { term: string; weight: number }[] = [];
+      for (const { term, weight } of list) {
+        const kept = merged.find((entry) => entry.term === term);
+        if (kept) kept.weight = Math.max(kept.weight, weight);
+        else merged.push({ term, weight });
+      }
+      return merged;
+    };
+    const list = Array.from({ length: 80 }, (_, i) => ({ term: `t${(i * 7) % 30}`, weight: (i % 9) / 8 }));
+    for (const length of [5, 20, 32, 33, 80]) {
+      expect(uniqueTerms(list.slice(0, length))).toEqual(reference(list.slice(0, length)));
+    }
   });
 });
 

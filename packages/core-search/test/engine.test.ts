@@ -312,6 +312,32 @@ describe('async and degraded retrievers', () => {
     expect(ready.strategies).toContain('embedding');
   });
 
+  it('drops hits for tools removed while a model answered, and ids never indexed', async () => {
+    let release: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const known: number[] = []; // never forgets: as stale as a model answering from before a remove()
+    const late: RetrieverFactory = () => ({
+      name: 'embedding',
+      add: (docs: readonly IndexedDoc[]) => void known.push(...docs.map((doc) => doc.id)),
+      remove: () => {},
+      retrieve: async () => {
+        await answered;
+        return [...known.map((id) => ({ id, score: 1 })), { id: 10_000, score: 1 }, { id: 0.5, score: 1 }];
+      },
+    });
+    const search = engine({ retrievers: [...DEFAULT_RETRIEVERS.slice(0, 8), late] });
+    const pending = search.search('weather forecast', { limit: 50 });
+    search.remove(['weather__forecast']);
+    release();
+    const response = await pending;
+    const names = response.results.map((result) => result.name);
+    expect(names).not.toContain('weather__forecast');
+    expect(names).toHaveLength(TOOLS.length - 1); // every other tool, through the embedding hits
+    expect(response.results.every((result) => search.has(result.name))).toBe(true);
+  });
+
   it('degrades instead of failing when the embedding retriever throws', async () => {
     const failing: RetrieverFactory = () => ({
       name: 'embedding',
