@@ -1,7 +1,7 @@
 import { DEFAULTS, FIELD_NAMES, type FieldName } from './defaults.js';
 import type { IndexedDoc, RetrievalHit } from './retriever.js';
 import { invalidIndex } from './serialize.js';
-import { Scores } from './top-k.js';
+import { bestOf, Scores } from './top-k.js';
 import type { QueryShape } from './types.js';
 
 const FIELDS = FIELD_NAMES.length;
@@ -64,6 +64,19 @@ export interface PostingList {
 interface CachedList extends PostingList {
   tfs: Partial<Record<QueryShape, Float64Array>>;
   tfsVersion: Partial<Record<QueryShape, number>>;
+}
+
+/** The BM25F sum of a query's own terms, shared by the strategies of one search (Corpus.topBm25f). */
+interface SharedSum {
+  key: string;
+  shape: QueryShape;
+  accept: ((id: number) => boolean) | undefined;
+  version: number;
+  scores: Scores;
+  /** The best `depth` documents of `scores`, best first (all of them when fewer). */
+  ranked: RetrievalHit[];
+  /** The limit `ranked` was selected for (0: not yet). */
+  depth: number;
 }
 
 /** A weighted query term: original terms weigh 1, expansions less. */
@@ -141,15 +154,7 @@ export class Corpus {
    */
   private readonly lists = new Map<string, CachedList>();
   /** The last sum of leading weight-1 terms, kept while the corpus, shape and filter are unchanged. */
-  private shared:
-    | {
-        key: string;
-        shape: QueryShape;
-        accept: ((id: number) => boolean) | undefined;
-        version: number;
-        scores: Scores;
-      }
-    | undefined;
+  private shared: SharedSum | undefined;
 
   get size(): number {
     return this.count;
@@ -470,9 +475,13 @@ export class Corpus {
 
   /**
    * The best `limit` documents by bm25f(terms), best first, equal scores by ascending id.
-   * The leading terms of weight 1 (a query's own words) are summed once per search:
-   * keyword, synonyms, prefix and fuzzy all start from them and add their expansions to a
-   * copy (the same sums in the same order, so scores are bit-identical to bm25f's).
+   * The leading terms of weight 1 (a query's own words) are summed and ranked once per
+   * search: keyword, synonyms, prefix and fuzzy all start from them. A strategy's
+   * expansions then re-score only the documents they reach (each from its own-term sum,
+   * adding in the same order, so scores are bit-identical to bm25f's); every other
+   * document keeps its own-term score, so only the shared top `limit` of those can make the
+   * top. Copying the whole sum and selecting among every document it touched, once per
+   * strategy, cost as much as summing it.
    */
   topBm25f(
     terms: readonly WeightedTerm[],
@@ -482,12 +491,32 @@ export class Corpus {
   ): RetrievalHit[] {
     let own = 0;
     while (own < terms.length && terms[own]!.weight === 1) own++;
-    if (own === 0) return this.bm25f(terms, accept, shape).top(limit);
+    if (own === 0 || limit <= 0) return this.bm25f(terms, accept, shape).top(limit);
     const shared = this.ownTermScores(terms, own, accept, shape);
-    if (own === terms.length) return shared.best(limit);
-    const scores = shared.copy();
-    this.accumulate(scores, terms, own, terms.length, accept, shape);
-    return scores.top(limit);
+    if (shared.depth !== limit) {
+      shared.ranked = shared.scores.best(limit);
+      shared.depth = limit;
+    }
+    const { ranked } = shared;
+    if (own === terms.length) return ranked.map(({ id, score }) => ({ id, score }));
+    const scores = new Scores(this.capacity);
+    this.accumulate(scores, terms, own, terms.length, accept, shape, shared.scores);
+    // Candidates: the re-scored documents, and those of the shared top `limit` they did not
+    // reach. Any other document keeps its own-term score, and each of that top `limit` ranks
+    // before it (scoring at least its own-term score), so it cannot make the top.
+    const ids: number[] = [];
+    const values: number[] = [];
+    scores.forEach((id, score) => {
+      ids.push(id);
+      values.push(score);
+    });
+    for (const { id, score } of ranked) {
+      if (scores.get(id) !== 0) continue;
+      ids.push(id);
+      values.push(score);
+    }
+    scores.release();
+    return bestOf(ids, values, ids.length, limit).map((i) => ({ id: ids[i]!, score: values[i]! }));
   }
 
   private ownTermScores(
@@ -495,7 +524,7 @@ export class Corpus {
     own: number,
     accept: ((id: number) => boolean) | undefined,
     shape: QueryShape,
-  ): Scores {
+  ): SharedSum {
     // Keyed by the terms the corpus holds: the others add nothing (fuzzy leaves them out).
     let key = '';
     for (let i = 0; i < own; i++) if (this.termIds.has(terms[i]!.term)) key += `${terms[i]!.term}\u0000`;
@@ -507,13 +536,13 @@ export class Corpus {
       shared.accept === accept &&
       shared.version === this.version
     ) {
-      return shared.scores;
+      return shared;
     }
     shared?.scores.release();
     const scores = new Scores(this.capacity);
     this.accumulate(scores, terms, 0, own, accept, shape);
-    this.shared = { key, shape, accept, version: this.version, scores };
-    return scores;
+    this.shared = { key, shape, accept, version: this.version, scores, ranked: [], depth: 0 };
+    return this.shared;
   }
 
   private accumulate(
@@ -523,6 +552,8 @@ export class Corpus {
     to: number,
     accept: ((id: number) => boolean) | undefined,
     shape: QueryShape,
+    /** A document first reached here starts from its score there. */
+    base?: Scores,
   ): void {
     const { k1 } = DEFAULTS.bm25;
     for (let t = from; t < to; t++) {
@@ -536,7 +567,8 @@ export class Corpus {
         const id = ids[i]!;
         if (accept && !accept(id)) continue;
         const weighted = tfs[i]!;
-        scores.add(id, (idf * weighted) / (k1 + weighted));
+        if (base) scores.addOnto(base, id, (idf * weighted) / (k1 + weighted));
+        else scores.add(id, (idf * weighted) / (k1 + weighted));
       }
     }
   }

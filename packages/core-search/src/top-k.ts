@@ -141,20 +141,23 @@ export class Scores {
     this.values[id]! += value;
   }
 
-  get(id: number): number {
-    return this.values[id] ?? 0;
+  /** add(), where a document first reached here starts from its evidence in `base`. */
+  addOnto(base: Scores, id: number, value: number): void {
+    if (!(value > 0)) return;
+    if (id >= this.values.length) {
+      const grown = new Float64Array(Math.max(id + 1, this.values.length * 2));
+      grown.set(this.values);
+      this.values = grown;
+    }
+    if (this.values[id] === 0) {
+      this.touched.push(id);
+      this.values[id] = base.get(id);
+    }
+    this.values[id]! += value;
   }
 
-  /** A new accumulator with the same evidence, released on its own. */
-  copy(): Scores {
-    const copy = new Scores(this.values.length);
-    const { touched, values } = this;
-    for (let i = 0; i < touched.length; i++) {
-      const id = touched[i]!;
-      copy.values[id] = values[id]!;
-      copy.touched.push(id);
-    }
-    return copy;
+  get(id: number): number {
+    return this.values[id] ?? 0;
   }
 
   get size(): number {

@@ -41,6 +41,11 @@ describe('Corpus', () => {
       own,
       [...own, { term: 'stock', weight: 0.4 }, { term: 'quot', weight: 0.4 }],
       [...own.filter((t) => t.term !== 'unknownword'), { term: 'file', weight: 0.7 }], // fuzzy leaves unseen words out
+      [
+        { term: 'citi', weight: 1 },
+        { term: 'weather', weight: 0.3 },
+        { term: 'forecast', weight: 0.2 },
+      ], // reaches the top own-term documents
       [{ term: 'file', weight: 0.7 }, ...own], // no leading own terms
       own.slice(0, 2),
     ];
@@ -48,10 +53,12 @@ describe('Corpus', () => {
     const check = () => {
       for (const shape of ['keywords', 'natural'] as const) {
         for (const accept of [undefined, even]) {
-          for (const terms of [...lists, ...lists]) {
-            const expected = corpus.bm25f(terms, accept, shape).top(7);
-            expect(expected.length).toBeGreaterThan(0);
-            expect(corpus.topBm25f(terms, 7, accept, shape)).toEqual(expected);
+          for (const limit of [1, 2, 3, 7, 50]) {
+            for (const terms of [...lists, ...lists]) {
+              const expected = corpus.bm25f(terms, accept, shape).top(limit);
+              expect(expected.length).toBeGreaterThan(0);
+              expect(corpus.topBm25f(terms, limit, accept, shape)).toEqual(expected);
+            }
           }
         }
       }
@@ -61,6 +68,24 @@ describe('Corpus', () => {
     check();
     corpus.remove(tools.slice(0, 3));
     check();
+  });
+
+  it('topBm25f is exact when the expansions reach the head of the shared ranking', () => {
+    // Equal own-term scores, so the shared ranking is by id; the expansion reaches exactly its head.
+    const tools = Array.from({ length: 6 }, (_, i) =>
+      analyzeTool({ name: `t${i}`, description: `alpha ${i < 2 ? 'gamma' : 'beta'}` }, i),
+    );
+    const corpus = new Corpus();
+    corpus.add(tools);
+    const terms = [
+      { term: 'alpha', weight: 1 },
+      { term: 'gamma', weight: 0.5 },
+    ];
+    for (const limit of [1, 2, 3, 6]) {
+      expect(corpus.topBm25f(terms.slice(0, 1), limit)).toEqual(corpus.bm25f(terms.slice(0, 1)).top(limit));
+      expect(corpus.topBm25f(terms, limit)).toEqual(corpus.bm25f(terms).top(limit));
+    }
+    expect(corpus.topBm25f(terms, 3).map((hit) => hit.id)).toEqual([0, 1, 2]);
   });
 
   it('computes BM25F as documented', () => {
