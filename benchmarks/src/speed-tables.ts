@@ -225,9 +225,17 @@ export function largeLines(c: CompareResult): string[] {
         : '') +
       (after ? `, first search after load ${duration(after.firstSearchMs)}` : '') +
       '.' +
-      (hybrid ? ` Hybrid: ${largePoint(hybrid)}.` : '') +
+      savedLine(lexical) +
+      (hybrid ? ` Hybrid: ${largePoint(hybrid)}.${savedLine(hybrid)}` : '') +
       (targets.length > 0 ? ` Targets (lexical index, p50, peak RSS): ${targets.join(', ')}.` : ''),
   ];
+}
+
+/** The binary saved index of a ~100k point (toBytes / ToolSearch.load(bytes)), when the run measured it. */
+function savedLine(p: LargeResult): string {
+  const saved = p.savedIndex;
+  if (!saved) return '';
+  return ` Saved index (\`toBytes()\`, ${Math.round(saved.MB)} MB): save ${duration(saved.toBytesMs + saved.writeMs)}, read ${duration(saved.readMs)} + \`load()\` ${duration(saved.loadMs)} (CPU ${duration(saved.loadCpuMs)}), first search ${duration(saved.firstSearchMs)}, then p50 ${duration(saved.search.p50Ms)}.`;
 }
 
 function largePoint(p: LargeResult): string {
