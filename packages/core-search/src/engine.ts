@@ -654,6 +654,7 @@ export class ToolSearch {
     this.nextId = docs.length;
     for (const doc of docs) {
       this.docs.set(doc.id, doc);
+      this.markLive(doc.id);
       this.idByName.set(doc.name, doc.id);
       this.toolsetSizes.set(doc.toolset, (this.toolsetSizes.get(doc.toolset) ?? 0) + 1);
     }
@@ -734,6 +735,7 @@ export class ToolSearch {
     });
   }
 
+  /** Every path that puts a document in `docs` (insert, adopt) marks it here. */
   private markLive(id: number): void {
     if (id >= this.live.length) {
       const grown = new Uint8Array(Math.max(id + 1, this.live.length * 2));
