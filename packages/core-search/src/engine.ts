@@ -652,12 +652,7 @@ export class ToolSearch {
     const { postings, lengths } = file.postings();
     this.corpus.importPostings(postings, lengths, docs.length);
     this.nextId = docs.length;
-    for (const doc of docs) {
-      this.docs.set(doc.id, doc);
-      this.markLive(doc.id);
-      this.idByName.set(doc.name, doc.id);
-      this.toolsetSizes.set(doc.toolset, (this.toolsetSizes.get(doc.toolset) ?? 0) + 1);
-    }
+    for (const doc of docs) this.register(doc);
     this.retrievers.forEach((retriever, i) => {
       const state = file.retrieverState(retriever.name);
       if (!state || !retriever.importState?.(state, docs.length)) {
@@ -721,12 +716,7 @@ export class ToolSearch {
   private insert(docs: readonly IndexedDoc[]): void {
     if (docs.length === 0) return;
     this.nextId += docs.length;
-    for (const doc of docs) {
-      this.docs.set(doc.id, doc);
-      this.markLive(doc.id);
-      this.idByName.set(doc.name, doc.id);
-      this.toolsetSizes.set(doc.toolset, (this.toolsetSizes.get(doc.toolset) ?? 0) + 1);
-    }
+    for (const doc of docs) this.register(doc);
     this.corpus.add(docs);
     this.retrievers.forEach((retriever, i) => {
       const done = retriever.add(docs);
@@ -735,7 +725,17 @@ export class ToolSearch {
     });
   }
 
-  /** Every path that puts a document in `docs` (insert, adopt) marks it here. */
+  /**
+   * A new document enters the engine's books: the one rule for insert() and adopt() (a
+   * second copy of these lines once forgot markLive, and a loaded index answered nothing).
+   */
+  private register(doc: IndexedDoc): void {
+    this.docs.set(doc.id, doc);
+    this.markLive(doc.id);
+    this.idByName.set(doc.name, doc.id);
+    this.toolsetSizes.set(doc.toolset, (this.toolsetSizes.get(doc.toolset) ?? 0) + 1);
+  }
+
   private markLive(id: number): void {
     if (id >= this.live.length) {
       const grown = new Uint8Array(Math.max(id + 1, this.live.length * 2));
