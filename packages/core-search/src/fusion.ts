@@ -31,6 +31,10 @@ let slotById = new Int32Array(1024);
 let hitSlots = new Int32Array(1024);
 let hitRanks = new Int32Array(1024);
 let outputOf = new Int32Array(1024);
+/** Per slot: its candidate's id, summed score, and 1 when pinned (each call writes what it reads). */
+let slotIds = new Float64Array(1024);
+let slotScores = new Float64Array(1024);
+let slotPinned = new Uint8Array(1024);
 
 /**
  * Weighted reciprocal-rank fusion: score(d) = sum over strategies of w / (k + rank).
@@ -56,10 +60,19 @@ export function fuse(
     hitSlots = new Int32Array(Math.max(total, hitSlots.length * 2));
     hitRanks = new Int32Array(hitSlots.length);
   }
-  // Candidates by slot, in order of first appearance; scores summed in ranking order.
-  const ids: number[] = [];
-  const scores: number[] = [];
-  const pinned: boolean[] = [];
+  // Candidates by slot, in order of first appearance; scores summed in ranking order. At
+  // most `total` slots: the per-slot scratch is sized to that first.
+  if (slotIds.length < total) {
+    const size = Math.max(total, slotIds.length * 2);
+    slotIds = new Float64Array(size);
+    slotScores = new Float64Array(size);
+    slotPinned = new Uint8Array(size);
+  }
+  const ids = slotIds;
+  const scores = slotScores;
+  const pinned = slotPinned;
+  let slots = 0;
+  let anyPinned = false;
   let sparse: Map<number, number> | undefined;
   let at = 0;
   for (const { weight, hits } of rankings) {
@@ -80,31 +93,39 @@ export function fuse(
       }
       let slot = dense ? slotById[id]! - 1 : (sparse?.get(id) ?? -1);
       if (slot < 0) {
-        slot = ids.length;
+        slot = slots++;
         if (dense) slotById[id] = slot + 1;
         else {
           sparse ??= new Map();
           sparse.set(id, slot);
         }
-        ids.push(id);
-        scores.push(0);
-        pinned.push(false);
+        ids[slot] = id;
+        scores[slot] = 0;
+        pinned[slot] = 0;
       }
       scores[slot]! += weight / (k + rank);
-      if (hit.pinned === true) pinned[slot] = true;
+      if (hit.pinned === true) {
+        pinned[slot] = 1;
+        anyPinned = true;
+      }
       hitSlots[at] = slot;
       hitRanks[at] = rank;
     }
   }
-  for (const id of ids) if ((id | 0) === id && id >= 0 && id < MAX_DENSE_ID) slotById[id] = 0;
+  for (let slot = 0; slot < slots; slot++) {
+    const id = ids[slot]!;
+    if ((id | 0) === id && id >= 0 && id < MAX_DENSE_ID) slotById[id] = 0;
+  }
 
-  const chosen = best(ids, scores, pinned, limit);
+  const chosen = anyPinned
+    ? best(ids, scores, pinned, slots, limit)
+    : bestOf(ids, scores, slots, Math.min(limit, slots));
   const fused: FusedHit[] = [];
-  if (outputOf.length < ids.length) outputOf = new Int32Array(Math.max(ids.length, outputOf.length * 2));
-  outputOf.fill(-1, 0, ids.length);
+  if (outputOf.length < slots) outputOf = new Int32Array(Math.max(slots, outputOf.length * 2));
+  outputOf.fill(-1, 0, slots);
   for (const slot of chosen) {
     outputOf[slot] = fused.length;
-    fused.push({ id: ids[slot]!, score: scores[slot]!, pinned: pinned[slot]!, matchedBy: [] });
+    fused.push({ id: ids[slot]!, score: scores[slot]!, pinned: pinned[slot] === 1, matchedBy: [] });
   }
   at = 0;
   for (const { strategy, hits } of rankings) {
@@ -132,19 +153,20 @@ function insertByRank(matches: StrategyMatch[], match: StrategyMatch): void {
   matches[i] = match;
 }
 
-/** Slots of the best `limit` candidates: pinned first, then by score, then by ascending id. */
+/** Slots of the best `limit` of n candidates: pinned first, then by score, then by ascending id. */
 function best(
-  ids: readonly number[],
-  scores: readonly number[],
-  pinned: readonly boolean[],
+  ids: ArrayLike<number>,
+  scores: ArrayLike<number>,
+  pinned: ArrayLike<number>,
+  n: number,
   limit: number,
 ): number[] {
   const first: number[] = [];
   const restSlots: number[] = [];
   const restIds: number[] = [];
   const restScores: number[] = [];
-  for (let slot = 0; slot < ids.length; slot++) {
-    if (pinned[slot]) first.push(slot);
+  for (let slot = 0; slot < n; slot++) {
+    if (pinned[slot] === 1) first.push(slot);
     else {
       restSlots.push(slot);
       restIds.push(ids[slot]!);

@@ -223,6 +223,30 @@ describe('results', () => {
     expect(scores).toEqual([...scores].sort((x, y) => y - x));
   });
 
+  it('suggests at most five toolsets: those of the 30 best hits, by summed score, then name', async () => {
+    const wide = engine({
+      tools: Array.from({ length: 40 }, (_, i) => ({
+        name: `s${i % 8}__send_message_${i}`,
+        description: `Send a message to channel ${i % 3}.`,
+      })),
+    });
+    for (const query of ['send a message', 'message channel', 'send_message']) {
+      const response = await wide.search(query, { limit: 30 });
+      const evidence = new Map<string, { score: number; hits: number }>();
+      for (const { toolset, score } of response.results) {
+        const entry = evidence.get(toolset) ?? { score: 0, hits: 0 };
+        entry.score += score;
+        entry.hits++;
+        evidence.set(toolset, entry);
+      }
+      const expected = [...evidence]
+        .sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1))
+        .slice(0, 5)
+        .map(([toolset, { score, hits }]) => ({ toolset, score, hits, toolCount: 5 }));
+      expect(response.toolsets).toEqual(expected);
+    }
+  });
+
   it('honours per-query strategies and disable lists, and engine-wide disable', async () => {
     expect((await search.search('mail', { strategies: ['keyword'] })).strategies).toEqual(['keyword']);
     expect((await search.search('mail', { disable: ['keyword'] })).strategies).not.toContain('keyword');
@@ -336,6 +360,41 @@ describe('async and degraded retrievers', () => {
     expect(names).not.toContain('weather__forecast');
     expect(names).toHaveLength(TOOLS.length - 1); // every other tool, through the embedding hits
     expect(response.results.every((result) => search.has(result.name))).toBe(true);
+  });
+
+  it('fails the search with the error of a lexical strategy, thrown or rejected', async () => {
+    for (const retrieve of [
+      () => {
+        throw new Error('index corrupt');
+      },
+      async () => {
+        throw new Error('index corrupt');
+      },
+    ]) {
+      const broken: RetrieverFactory = () => ({
+        name: 'category',
+        add: () => {},
+        remove: () => {},
+        retrieve,
+      });
+      const search = engine({ retrievers: [...DEFAULT_RETRIEVERS.slice(0, 6), broken] });
+      await expect(search.search('weather forecast')).rejects.toThrow('index corrupt');
+      expect((await search.search('weather forecast', { disable: ['category'] })).results.length).toBe(1);
+    }
+  });
+
+  it('awaits a strategy that answers with a promise, and fuses it in its own place', async () => {
+    const later: RetrieverFactory = () => ({
+      name: 'category',
+      add: () => {},
+      remove: () => {},
+      retrieve: async () => [{ id: 1, score: 1 }],
+    });
+    const search = engine({ retrievers: [...DEFAULT_RETRIEVERS.slice(0, 6), later] });
+    const response = await search.search('weather forecast', { limit: 50 });
+    expect(response.strategies.at(-1)).toBe('category');
+    const second = response.results.find((result) => result.name === TOOLS[1]!.name);
+    expect(second?.matchedBy.map((match) => match.strategy)).toContain('category');
   });
 
   it('degrades instead of failing when the embedding retriever throws', async () => {
