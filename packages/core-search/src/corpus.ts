@@ -1,7 +1,7 @@
 import { DEFAULTS, FIELD_NAMES, type FieldName } from './defaults.js';
 import type { IndexedDoc, RetrievalHit } from './retriever.js';
 import { invalidIndex } from './serialize.js';
-import { bestOf, Scores } from './top-k.js';
+import { bestOf, candidates, Scores } from './top-k.js';
 import type { QueryShape } from './types.js';
 
 const FIELDS = FIELD_NAMES.length;
@@ -426,7 +426,10 @@ export class Corpus {
 
   /** BM25 idf, always positive. */
   idf(term: string): number {
-    const df = this.df(term);
+    return this.idfOf(this.df(term));
+  }
+
+  private idfOf(df: number): number {
     return Math.log(1 + (this.count - df + 0.5) / (df + 0.5));
   }
 
@@ -504,19 +507,15 @@ export class Corpus {
     // Candidates: the re-scored documents, and those of the shared top `limit` they did not
     // reach. Any other document keeps its own-term score, and each of that top `limit` ranks
     // before it (scoring at least its own-term score), so it cannot make the top.
-    const ids: number[] = [];
-    const values: number[] = [];
-    scores.forEach((id, score) => {
-      ids.push(id);
-      values.push(score);
-    });
+    const { ids, scores: values } = candidates(scores.size + ranked.length);
+    let n = scores.copyTo(ids, values, 0);
     for (const { id, score } of ranked) {
       if (scores.get(id) !== 0) continue;
-      ids.push(id);
-      values.push(score);
+      ids[n] = id;
+      values[n++] = score;
     }
     scores.release();
-    return bestOf(ids, values, ids.length, limit).map((i) => ({ id: ids[i]!, score: values[i]! }));
+    return bestOf(ids, values, n, limit).map((i) => ({ id: ids[i]!, score: values[i]! }));
   }
 
   private ownTermScores(
@@ -560,7 +559,8 @@ export class Corpus {
       const { term, weight } = terms[t]!;
       const list = this.cachedList(term);
       if (!list) continue;
-      const idf = weight * this.idf(term) * (k1 + 1);
+      // The list holds the term's postings: its length is df (no second lookup of the term).
+      const idf = weight * this.idfOf(list.ids.length) * (k1 + 1);
       const { ids } = list;
       const tfs = this.fieldWeightedTfs(list, shape);
       for (let i = 0; i < ids.length; i++) {

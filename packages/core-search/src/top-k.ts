@@ -164,6 +164,21 @@ export class Scores {
     return this.touched.length;
   }
 
+  /**
+   * Writes the documents with evidence and their scores into ids and scores from position
+   * `at` (room for `size` more is the caller's), in first-touched order; returns the end.
+   */
+  copyTo(ids: Int32Array, scores: Float64Array, at: number): number {
+    const { touched, values } = this;
+    let end = at;
+    for (let i = 0; i < touched.length; i++) {
+      const id = touched[i]!;
+      ids[end] = id;
+      scores[end++] = values[id]!;
+    }
+    return end;
+  }
+
   /** Calls `visit` for every document with evidence, in first-touched order. */
   forEach(visit: (id: number, score: number) => void): void {
     for (const id of this.touched) visit(id, this.values[id]!);
@@ -192,6 +207,23 @@ let scratchB = new Float64Array(1024);
 function scratch(n: number): Float64Array {
   if (scratchA.length < n) scratchA = new Float64Array(Math.max(n, scratchA.length * 2));
   return scratchA;
+}
+
+/** Candidate (id, score) pairs a retriever gathers before a selection; see candidates(). */
+let candidateIds = new Int32Array(1024);
+let candidateScores = new Float64Array(1024);
+
+/**
+ * Scratch for n candidate pairs, to fill and hand to bestOf: grown and never shrunk, valid
+ * until the next call (a retriever fills and reads it with no await between). Arrays made
+ * per search, or a hit object per candidate, were a tenth of a lexical search.
+ */
+export function candidates(n: number): { ids: Int32Array; scores: Float64Array } {
+  if (candidateIds.length < n) {
+    candidateIds = new Int32Array(Math.max(n, candidateIds.length * 2));
+    candidateScores = new Float64Array(candidateIds.length);
+  }
+  return { ids: candidateIds, scores: candidateScores };
 }
 
 /**
@@ -316,24 +348,4 @@ function sortPositions(
     }
     positions[j + 1] = position;
   }
-}
-
-function byScoreThenId(a: RetrievalHit, b: RetrievalHit): number {
-  return b.score - a.score || a.id - b.id;
-}
-
-/**
- * Best `limit` hits, best first, equal scores by ascending id (the stable tie-break).
- * Selects the limit-th score first, so it is O(n + limit log limit).
- */
-export function topHits(hits: RetrievalHit[], limit: number): RetrievalHit[] {
-  if (hits.length <= limit) return hits.sort(byScoreThenId);
-  const n = hits.length;
-  const scores = scratch(n);
-  const ids: number[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    ids[i] = hits[i]!.id;
-    scores[i] = hits[i]!.score;
-  }
-  return bestOf(ids, scores, n, limit).map((i) => hits[i]!);
 }

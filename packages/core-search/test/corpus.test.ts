@@ -4,7 +4,7 @@ import { DEFAULTS, FIELD_NAMES } from '../src/defaults.js';
 import { analyzeTool } from '../src/internals.js';
 import { Vocabulary } from '../src/retrieval/vocabulary.js';
 import { IncrementalNorms } from '../src/retrievers/tfidf.js';
-import { Scores, topHits } from '../src/top-k.js';
+import { bestOf, candidates, Scores } from '../src/top-k.js';
 
 const docs = [
   analyzeTool({ name: 'weather', description: 'Weather forecast for a city.' }, 0),
@@ -417,6 +417,17 @@ describe('Vocabulary', () => {
   });
 });
 
+/** The best `limit` hits by bestOf (positions into the arrays it is given), as hit objects. */
+function topHits<T extends { id: number; score: number }>(hits: T[], limit: number): T[] {
+  const positions = bestOf(
+    hits.map((hit) => hit.id),
+    hits.map((hit) => hit.score),
+    hits.length,
+    limit,
+  );
+  return positions.map((i) => hits[i]!);
+}
+
 describe('top-k', () => {
   it('the selection equals a full sort, ties by id', () => {
     let seed = 7;
@@ -455,6 +466,21 @@ describe('top-k', () => {
         expect(scores.top(limit)).toEqual(expected.slice(0, limit).map(({ id, score }) => ({ id, score })));
       }
     }
+  });
+
+  it('Scores copies its documents and scores in first-touched order, after what is there', () => {
+    const scores = new Scores(4);
+    scores.add(7, 1);
+    scores.add(2, 0.5);
+    scores.add(7, 2);
+    scores.add(40, 4); // past the capacity: the array grows
+    const { ids, scores: values } = candidates(5);
+    ids[0] = 99;
+    values[0] = 9;
+    expect(scores.copyTo(ids, values, 1)).toBe(4);
+    expect([...ids.subarray(0, 4)]).toEqual([99, 7, 2, 40]);
+    expect([...values.subarray(0, 4)]).toEqual([9, 3, 0.5, 4]);
+    expect(candidates(100_000).ids.length).toBeGreaterThanOrEqual(100_000);
   });
 
   it('Scores keeps only positive evidence and reports each document once', () => {

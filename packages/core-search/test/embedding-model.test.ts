@@ -138,9 +138,15 @@ describe('bundled model', () => {
     await changed.ready();
     expect(third.documents()).toBe(1);
 
-    // Query vectors are kept in memory: the same query twice embeds once.
-    await warm.retrieve(q, 5);
+    // Query vectors are kept in memory: the same query twice embeds once, and the second
+    // time is answered at once (an array, not a promise: the engine need not wait a turn).
+    const again = warm.retrieve(q, 5);
+    expect(Array.isArray(again)).toBe(true);
+    expect(again).toEqual(await cold.retrieve(q, 5));
     expect(second.calls.filter((c) => c.kind === 'query')).toHaveLength(1);
+    const fresh = warm.retrieve(query('rain in Lisbon'), 5);
+    expect(fresh).toBeInstanceOf(Promise);
+    expect((await fresh).length).toBeGreaterThan(0);
   });
 
   it('embeds a text repeated by several tools once', async () => {

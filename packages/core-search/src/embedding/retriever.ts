@@ -105,26 +105,40 @@ export class EmbeddingRetriever implements Retriever {
     this.store.remove(ids);
   }
 
-  async retrieve(
+  /**
+   * Synchronous when the query's vector is cached (a repeated query): the engine then
+   * fuses it without waiting a turn of the event loop. Only a query the model has to
+   * embed returns a promise.
+   */
+  retrieve(
     query: AnalyzedQuery,
     limit: number,
     accept?: (id: number) => boolean,
-  ): Promise<RetrievalHit[]> {
+  ): RetrievalHit[] | Promise<RetrievalHit[]> {
     if (this.status() !== 'ready' || this.store.size === 0) return [];
     // query.raw is already bounded (boundQuery), so the cache key is too.
     const text = queryEmbeddingInput(query.raw);
     if (!text) return [];
-    let vector = this.queryVectors.get(text);
-    if (!vector) {
-      try {
-        [vector] = await this.embedder.embed([text], 'query');
-      } catch (error) {
-        this.fail(error);
-        return [];
-      }
-      if (!vector) return [];
-      this.queryVectors.set(text, vector);
+    const vector = this.queryVectors.get(text);
+    if (vector) return this.nearest(vector, limit, accept);
+    return this.embedQuery(text).then((embedded) => (embedded ? this.nearest(embedded, limit, accept) : []));
+  }
+
+  /** The query's vector from the model, cached; undefined when the model failed or gave none. */
+  private async embedQuery(text: string): Promise<Float32Array | undefined> {
+    let vector: Float32Array | undefined;
+    try {
+      [vector] = await this.embedder.embed([text], 'query');
+    } catch (error) {
+      this.fail(error);
+      return undefined;
     }
+    if (vector) this.queryVectors.set(text, vector);
+    return vector;
+  }
+
+  /** The documents nearest the query vector; none for a vector without direction. */
+  private nearest(vector: Float32Array, limit: number, accept?: (id: number) => boolean): RetrievalHit[] {
     // A query made only of words the model does not know has no direction: no opinion.
     let norm = 0;
     for (const value of vector) norm += value * value;

@@ -2,7 +2,7 @@ import { DEFAULTS } from '../defaults.js';
 import type { RetrieverContext } from '../retrieval/context.js';
 import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, SavedState } from '../retriever.js';
 import { invalidIndex } from '../serialize.js';
-import { Scores, topHits } from '../top-k.js';
+import { bestOf, candidates } from '../top-k.js';
 
 /** Distinct character n-grams of a word sequence joined without separators, with edge markers. */
 export function charNgrams(words: readonly string[], n: number = DEFAULTS.ngram.n): Set<string> {
@@ -47,6 +47,9 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
   let gramCounts = new Int32Array(64);
   let capacity = 0;
   let indexed = 0;
+  /** Search scratch by doc id: shared grams (zeroed again after each search), and the ids reached. */
+  let shared = new Int32Array(0);
+  let reached = new Int32Array(0);
   return {
     name: 'ngram',
     add(added: readonly IndexedDoc[]) {
@@ -149,21 +152,38 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
     retrieve(query: AnalyzedQuery, limit, accept) {
       const grams = charNgrams(query.words);
       if (grams.size <= 2) return []; // one or two letters: every name matches
-      const shared = new Scores(capacity);
+      // Shared grams counted per document in a dense array, then the cosine of only those
+      // that clear the bar, selected in place: a hit object and a float accumulator entry
+      // for every document sharing a gram ("ile", "te$": thousands) cost twice the counting.
+      if (shared.length < capacity) {
+        shared = new Int32Array(gramCounts.length);
+        reached = new Int32Array(gramCounts.length);
+      }
+      let n = 0;
       for (const gram of grams) {
         const list = postings.get(gram);
         if (!list) continue;
-        for (let i = 0; i < list.length; i++) shared.add(list.ids[i]!, 1);
+        const { ids } = list;
+        for (let i = 0; i < list.length; i++) {
+          const id = ids[i]!;
+          if (shared[id]!++ === 0) reached[n++] = id;
+        }
       }
-      // Cosine over gram sets; a few shared grams ("ate", "te$") are chance, not evidence.
-      const hits: RetrievalHit[] = [];
-      shared.forEach((id, count) => {
-        if (accept && !accept(id)) return;
+      const { ids, scores } = candidates(n);
+      let kept = 0;
+      for (let i = 0; i < n; i++) {
+        const id = reached[i]!;
+        const count = shared[id]!;
+        shared[id] = 0;
+        if (accept && !accept(id)) continue;
+        // Cosine over gram sets; a few shared grams ("ate", "te$") are chance, not evidence.
         const score = count / Math.sqrt(grams.size * gramCounts[id]!);
-        if (score >= DEFAULTS.ngram.minSimilarity) hits.push({ id, score });
-      });
-      shared.release();
-      return topHits(hits, limit);
+        if (score < DEFAULTS.ngram.minSimilarity) continue;
+        ids[kept] = id;
+        scores[kept] = score;
+        kept++;
+      }
+      return bestOf(ids, scores, kept, limit).map((i): RetrievalHit => ({ id: ids[i]!, score: scores[i]! }));
     },
   };
 }

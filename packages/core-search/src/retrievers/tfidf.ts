@@ -43,9 +43,9 @@ function logTfs(list: PostingList, shape: QueryShape): Float64Array {
   return values;
 }
 
-/** Smoothed idf, as in the classic vector-space model. */
-function idf(corpus: Corpus, term: string): number {
-  return Math.log((corpus.size + 1) / (corpus.df(term) + 1)) + 1;
+/** Smoothed idf, as in the classic vector-space model, of a term in `df` documents. */
+function idfOf(corpus: Corpus, df: number): number {
+  return Math.log((corpus.size + 1) / (df + 1)) + 1;
 }
 
 /**
@@ -103,13 +103,17 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
       const { shape } = query;
       normsByShape[shape] ??= new IncrementalNorms(corpus, shape);
       const docNorms = normsByShape[shape].refresh();
-      const counts = new Map<string, number>();
-      for (const term of query.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
       const scores = new Scores(corpus.idCapacity);
-      for (const [term, count] of counts) {
+      const { terms } = query;
+      next: for (let t = 0; t < terms.length; t++) {
+        const term = terms[t]!;
+        // Each distinct term once, at its first place, with its count (a query is a few words: no Map).
+        let count = 1;
+        for (let u = 0; u < t; u++) if (terms[u] === term) continue next;
+        for (let u = t + 1; u < terms.length; u++) if (terms[u] === term) count++;
         const list = corpus.postingList(term);
         if (!list) continue;
-        const weight = idf(corpus, term);
+        const weight = idfOf(corpus, list.ids.length);
         const q = Math.log1p(count) * weight * weight;
         const { ids } = list;
         const tfs = logTfs(list, shape);
