@@ -121,6 +121,8 @@ export const DEFAULTS = {
     maxAnalysedTexts: 1_000_000,
     /** Servers whose exact-name keys one exact retriever remembers. */
     maxExactServers: 100_000,
+    /** Distinct packed field counts whose TF-IDF log tf is kept, per query shape (few occur). */
+    maxPackedCounts: 100_000,
   },
 
   /** Everyday requests attached to a tool (its `examples`/`phrasings`, addPhrasings, the pack). */

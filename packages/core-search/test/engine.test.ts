@@ -4,11 +4,12 @@ import {
   type Retriever,
   type RetrieverFactory,
   STRATEGY_NAMES,
+  type ToolDefinition,
   ToolSearch,
   ToolSearchError,
 } from '../src/index.js';
 import { DEFAULT_RETRIEVERS } from '../src/internals.js';
-import { caught, engine, TOOLS, top } from './helpers.js';
+import { caught, engine, REGISTRY_TOOLS, random, TOOLS, top } from './helpers.js';
 
 async function caughtAsync(promise: Promise<unknown>): Promise<ToolSearchError> {
   try {
@@ -187,6 +188,62 @@ describe('add and remove without a rebuild', () => {
     for (const query of ['calendar event', 'screenshot of page', 'sendEmail', 'repo file']) {
       expect(await top(incremental, query)).toEqual(await top(whole, query));
     }
+  });
+});
+
+describe('add and remove: the same rankings as a fresh build', () => {
+  // Searches of every query shape between the changes make each piece of derived state (the
+  // TF-IDF norms per shape, BM25F tfs, the vocabulary) update incrementally, change by change.
+  const QUERIES = [
+    'take a screenshot of the current page in the browser',
+    'create issue',
+    'github__list_pull_requests',
+    'send an email to my team about the meeting',
+    'weather forecast',
+  ];
+  // Each strategy's own ranking with its raw scores: a fused score depends on ranks alone.
+  const ranking = async (search: ToolSearch, query: string) => {
+    const response = await search.search(query, { limit: 10, explain: true });
+    return {
+      results: response.results.map((r) => [r.name, r.score]),
+      toolsets: response.toolsets,
+      perStrategy: response.explain?.perStrategy,
+    };
+  };
+
+  it('after a seeded random sequence of adds and removes, scores and all', async () => {
+    const next = random(11);
+    const pool = REGISTRY_TOOLS.slice(0, 150);
+    const incremental = engine({ tools: [] });
+    // The tools the incremental engine holds, in the order they were (last) added: a fresh
+    // engine built from them in this order gives equal scores the same tie order.
+    let live: ToolDefinition[] = [];
+    let changes = 0;
+    for (let step = 0; step < 14; step++) {
+      const waiting = pool.filter((tool) => !incremental.has(tool.name));
+      const adding = waiting
+        .filter(() => next() < 0.2)
+        .slice(0, step === 0 ? 60 : 1 + Math.floor(next() * 8));
+      if (adding.length > 0) {
+        incremental.add(adding);
+        live.push(...adding);
+        changes++;
+      }
+      const removing = step > 2 ? live.filter(() => next() < 0.06).map((tool) => tool.name) : [];
+      if (removing.length > 0) {
+        incremental.remove(removing);
+        live = live.filter((tool) => !removing.includes(tool.name));
+        changes++;
+      }
+      for (const query of QUERIES) await incremental.search(query, { limit: 10 });
+      const fresh = engine({ tools: live });
+      for (const query of QUERIES)
+        expect(await ranking(incremental, query)).toEqual(await ranking(fresh, query));
+    }
+    // The sequence did what it is for: many changes, and tools both came and went.
+    expect(changes).toBeGreaterThan(14);
+    expect(incremental.size).toBe(live.length);
+    expect(live.length).toBeLessThan(pool.length);
   });
 });
 

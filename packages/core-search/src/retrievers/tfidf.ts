@@ -1,6 +1,8 @@
 import { type Corpus, type PostingList, weightedTf } from '../corpus.js';
+import { DEFAULTS } from '../defaults.js';
 import type { RetrieverContext } from '../retrieval/context.js';
 import { literalWeight } from '../retrieval/literal-weight.js';
+import { PackedMemo } from '../retrieval/packed-memo.js';
 import type { AnalyzedQuery, Retriever, SavedState } from '../retriever.js';
 import { invalidIndex } from '../serialize.js';
 import { Scores } from '../top-k.js';
@@ -8,22 +10,20 @@ import type { QueryShape } from '../types.js';
 
 /**
  * log(1 + field-weighted tf) of a packed posting, with the field weights of a query shape;
- * few distinct values, so memoised per shape.
+ * few distinct values, so memoised per shape. PackedMemo, not a Map: a Map lookup per posting
+ * was most of the norm update after an add(); with it (and the memo read once per refresh)
+ * one shape's refresh after adding one tool to 9,930 (18 terms, 16k postings) went
+ * 1.03 -> 0.36 ms CPU (median of 40 adds, load 2.4).
  */
-const logTfMemo: Record<QueryShape, Map<number, number>> = {
-  identifier: new Map(),
-  keywords: new Map(),
-  natural: new Map(),
-};
-const SHAPES = Object.keys(logTfMemo) as QueryShape[];
+const SHAPES: readonly QueryShape[] = ['identifier', 'keywords', 'natural'];
+const logTfMemo = Object.fromEntries(
+  SHAPES.map((shape) => [
+    shape,
+    new PackedMemo((packed) => Math.log1p(weightedTf(packed, shape)), DEFAULTS.memos.maxPackedCounts),
+  ]),
+) as Record<QueryShape, PackedMemo>;
 function logTf(packed: number, shape: QueryShape): number {
-  const memo = logTfMemo[shape];
-  let value = memo.get(packed);
-  if (value === undefined) {
-    value = Math.log1p(weightedTf(packed, shape));
-    if (memo.size < 100_000) memo.set(packed, value);
-  }
-  return value;
+  return logTfMemo[shape].get(packed);
 }
 
 /** logTf of each posting of a list. Lists never change (a change makes a new one), so kept per list. */
@@ -150,6 +150,7 @@ export class IncrementalNorms {
     if (corpus.reusedIdVersion > this.seenVersion) this.reset(); // an id came back: start over
     this.fit(corpus.idCapacity, corpus.termIdCapacity);
     const { s0, s1, s2, appliedC, appliedMaxId } = this;
+    const memo = logTfMemo[this.shape];
     corpus.termsChangedSince(this.seenVersion, (termId, list) => {
       if (!list) return; // vanished: its documents are gone too
       const c = Math.log(list.ids.length + 1);
@@ -158,7 +159,7 @@ export class IncrementalNorms {
       const { ids, packed } = list;
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
-        const w = logTf(packed[i]!, this.shape);
+        const w = memo.get(packed[i]!);
         const w2 = w * w;
         if (id <= covered) {
           s1[id]! += w2 * (c - old);
