@@ -31,8 +31,13 @@ let slotById = new Int32Array(1024);
 let hitSlots = new Int32Array(1024);
 let hitRanks = new Int32Array(1024);
 let outputOf = new Int32Array(1024);
-/** Per slot: its candidate's id, summed score, and 1 when pinned (each call writes what it reads). */
+/**
+ * Per slot: its candidate's id, the id's place in ascending order (the id itself when dense:
+ * ties break on it, as an Int32Array like every selection's), summed score, and 1 when
+ * pinned. Each call writes what it reads.
+ */
 let slotIds = new Float64Array(1024);
+let slotKeys = new Int32Array(1024);
 let slotScores = new Float64Array(1024);
 let slotPinned = new Uint8Array(1024);
 
@@ -65,6 +70,7 @@ export function fuse(
   if (slotIds.length < total) {
     const size = Math.max(total, slotIds.length * 2);
     slotIds = new Float64Array(size);
+    slotKeys = new Int32Array(size);
     slotScores = new Float64Array(size);
     slotPinned = new Uint8Array(size);
   }
@@ -112,14 +118,23 @@ export function fuse(
       hitRanks[at] = rank;
     }
   }
+  const keys = slotKeys;
   for (let slot = 0; slot < slots; slot++) {
     const id = ids[slot]!;
+    keys[slot] = id;
     if ((id | 0) === id && id >= 0 && id < MAX_DENSE_ID) slotById[id] = 0;
+  }
+  // Ids that are not small integers (only from outside callers) break ties by their order.
+  if (sparse) {
+    const ascending = Array.from({ length: slots }, (_, slot) => slot).sort((a, b) => ids[a]! - ids[b]!);
+    ascending.forEach((slot, order) => {
+      keys[slot] = order;
+    });
   }
 
   const chosen = anyPinned
-    ? best(ids, scores, pinned, slots, limit)
-    : bestOf(ids, scores, slots, Math.min(limit, slots));
+    ? best(keys, scores, pinned, slots, limit)
+    : bestOf(keys, scores, slots, Math.min(limit, slots));
   const fused: FusedHit[] = [];
   if (outputOf.length < slots) outputOf = new Int32Array(Math.max(slots, outputOf.length * 2));
   outputOf.fill(-1, 0, slots);
@@ -153,29 +168,25 @@ function insertByRank(matches: StrategyMatch[], match: StrategyMatch): void {
   matches[i] = match;
 }
 
-/** Slots of the best `limit` of n candidates: pinned first, then by score, then by ascending id. */
+/** Slots of the best `limit` of n candidates: pinned first, then by score, then by ascending key. */
 function best(
-  ids: ArrayLike<number>,
-  scores: ArrayLike<number>,
-  pinned: ArrayLike<number>,
+  keys: Int32Array,
+  scores: Float64Array,
+  pinned: Uint8Array,
   n: number,
   limit: number,
 ): number[] {
   const first: number[] = [];
   const restSlots: number[] = [];
-  const restIds: number[] = [];
-  const restScores: number[] = [];
   for (let slot = 0; slot < n; slot++) {
     if (pinned[slot] === 1) first.push(slot);
-    else {
-      restSlots.push(slot);
-      restIds.push(ids[slot]!);
-      restScores.push(scores[slot]!);
-    }
+    else restSlots.push(slot);
   }
-  first.sort((a, b) => scores[b]! - scores[a]! || ids[a]! - ids[b]!);
+  first.sort((a, b) => scores[b]! - scores[a]! || keys[a]! - keys[b]!);
   if (first.length >= limit) return first.slice(0, limit);
+  const restKeys = Int32Array.from(restSlots, (slot) => keys[slot]!);
+  const restScores = Float64Array.from(restSlots, (slot) => scores[slot]!);
   const wanted = Math.min(limit - first.length, restSlots.length);
-  for (const i of bestOf(restIds, restScores, restSlots.length, wanted)) first.push(restSlots[i]!);
+  for (const i of bestOf(restKeys, restScores, restSlots.length, wanted)) first.push(restSlots[i]!);
   return first;
 }

@@ -96,61 +96,70 @@ export class TopK {
 
 /** What a released accumulator holds (never written: add() grows it first). */
 const RELEASED = new Float64Array(0);
+const RELEASED_IDS = new Int32Array(0);
 
-/** Released score arrays; a search runs a handful of accumulators at once. */
-const pool: Float64Array[] = [];
+/** Released accumulators' arrays; a search runs a handful of accumulators at once. */
+const pool: { values: Float64Array; touched: Int32Array }[] = [];
 const MAX_POOLED = 8;
 
 /**
  * A dense score accumulator over document ids (ids are small, dense integers), much
- * cheaper than a Map when a long query touches thousands of documents.
+ * cheaper than a Map when a long query touches thousands of documents. The ids reached
+ * are kept in a typed array as long as the scores, pooled with them: a JS array emptied
+ * by each release() grew again by copies at every search.
  */
 export class Scores {
   private values: Float64Array;
-  private readonly touched: number[] = [];
+  private touched: Int32Array;
+  private count = 0;
 
   constructor(capacity: number) {
     const size = Math.max(16, capacity);
-    let values = pool.pop();
-    while (values && values.length < size) values = pool.pop(); // too small for this corpus now
-    this.values = values ?? new Float64Array(size);
+    let arrays = pool.pop();
+    while (arrays && arrays.values.length < size) arrays = pool.pop(); // too small for this corpus now
+    this.values = arrays?.values ?? new Float64Array(size);
+    this.touched = arrays?.touched ?? new Int32Array(size);
   }
 
   /**
-   * Hand the array back for the next search, zeroed where it was written. A new zeroed
+   * Hand the arrays back for the next search, zeroed where they were written. A new zeroed
    * array of the id capacity per strategy per search was most of the garbage a search
    * made (0.8 MB each at 100k tools). The accumulator is empty afterwards.
    */
   release(): void {
-    const { values, touched } = this;
-    for (const id of touched) values[id] = 0;
-    touched.length = 0;
-    if (pool.length < MAX_POOLED) pool.push(values);
+    const { values, touched, count } = this;
+    for (let i = 0; i < count; i++) values[touched[i]!] = 0;
+    this.count = 0;
+    if (pool.length < MAX_POOLED) pool.push({ values, touched });
     this.values = RELEASED;
+    this.touched = RELEASED_IDS;
+  }
+
+  /** Room for id `id`: both arrays grown to the same length (an id is reached at most once). */
+  private grow(id: number): void {
+    const size = Math.max(id + 1, this.values.length * 2);
+    const values = new Float64Array(size);
+    values.set(this.values);
+    this.values = values;
+    const touched = new Int32Array(size);
+    touched.set(this.touched.subarray(0, this.count));
+    this.touched = touched;
   }
 
   /** Add evidence for a document; only positive evidence counts. */
   add(id: number, value: number): void {
     if (!(value > 0)) return;
-    if (id >= this.values.length) {
-      const grown = new Float64Array(Math.max(id + 1, this.values.length * 2));
-      grown.set(this.values);
-      this.values = grown;
-    }
-    if (this.values[id] === 0) this.touched.push(id);
+    if (id >= this.values.length) this.grow(id);
+    if (this.values[id] === 0) this.touched[this.count++] = id;
     this.values[id]! += value;
   }
 
   /** add(), where a document first reached here starts from its evidence in `base`. */
   addOnto(base: Scores, id: number, value: number): void {
     if (!(value > 0)) return;
-    if (id >= this.values.length) {
-      const grown = new Float64Array(Math.max(id + 1, this.values.length * 2));
-      grown.set(this.values);
-      this.values = grown;
-    }
+    if (id >= this.values.length) this.grow(id);
     if (this.values[id] === 0) {
-      this.touched.push(id);
+      this.touched[this.count++] = id;
       this.values[id] = base.get(id);
     }
     this.values[id]! += value;
@@ -161,7 +170,7 @@ export class Scores {
   }
 
   get size(): number {
-    return this.touched.length;
+    return this.count;
   }
 
   /**
@@ -169,19 +178,14 @@ export class Scores {
    * `at` (room for `size` more is the caller's), in first-touched order; returns the end.
    */
   copyTo(ids: Int32Array, scores: Float64Array, at: number): number {
-    const { touched, values } = this;
+    const { touched, values, count } = this;
     let end = at;
-    for (let i = 0; i < touched.length; i++) {
+    for (let i = 0; i < count; i++) {
       const id = touched[i]!;
       ids[end] = id;
       scores[end++] = values[id]!;
     }
     return end;
-  }
-
-  /** Calls `visit` for every document with evidence, in first-touched order. */
-  forEach(visit: (id: number, score: number) => void): void {
-    for (const id of this.touched) visit(id, this.values[id]!);
   }
 
   /** Best `limit` positive scores, best first, equal scores by ascending id; then release(). */
@@ -193,11 +197,10 @@ export class Scores {
 
   /** Best `limit` positive scores, best first, equal scores by ascending id; the evidence is kept. */
   best(limit: number): RetrievalHit[] {
-    const { touched, values } = this;
-    const n = touched.length;
-    const scores = scratch(n);
-    for (let i = 0; i < n; i++) scores[i] = values[touched[i]!]!;
-    return bestOf(touched, scores, n, limit).map((i) => ({ id: touched[i]!, score: scores[i]! }));
+    const { touched, values, count } = this;
+    const scores = scratch(count);
+    for (let i = 0; i < count; i++) scores[i] = values[touched[i]!]!;
+    return bestOf(touched, scores, count, limit).map((i) => ({ id: touched[i]!, score: scores[i]! }));
   }
 }
 
@@ -268,12 +271,7 @@ function kthLargest(values: Float64Array, n: number, k: number): number {
  * first, equal scores by ascending id: what a bounded heap keeps, found by selecting the
  * limit-th score and sorting only the pairs at or above it.
  */
-export function bestOf(
-  ids: ArrayLike<number>,
-  scores: ArrayLike<number>,
-  n: number,
-  limit: number,
-): number[] {
+export function bestOf(ids: Int32Array, scores: Float64Array, n: number, limit: number): number[] {
   const kept: number[] = [];
   if (limit <= 0 || n === 0) return kept;
   if (n <= limit) {
@@ -298,7 +296,7 @@ export function bestOf(
 }
 
 /** Does position a rank before position b: higher score, then lower id? */
-function before(a: number, b: number, scores: ArrayLike<number>, ids: ArrayLike<number>): boolean {
+function before(a: number, b: number, scores: Float64Array, ids: Int32Array): boolean {
   const x = scores[a]!;
   const y = scores[b]!;
   return x > y || (x === y && ids[a]! < ids[b]!);
@@ -312,8 +310,8 @@ function sortPositions(
   positions: number[],
   lo: number,
   hi: number,
-  scores: ArrayLike<number>,
-  ids: ArrayLike<number>,
+  scores: Float64Array,
+  ids: Int32Array,
 ): void {
   while (hi - lo > 12) {
     const pivot = positions[(lo + hi) >> 1]!;

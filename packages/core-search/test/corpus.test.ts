@@ -420,8 +420,8 @@ describe('Vocabulary', () => {
 /** The best `limit` hits by bestOf (positions into the arrays it is given), as hit objects. */
 function topHits<T extends { id: number; score: number }>(hits: T[], limit: number): T[] {
   const positions = bestOf(
-    hits.map((hit) => hit.id),
-    hits.map((hit) => hit.score),
+    Int32Array.from(hits, (hit) => hit.id),
+    Float64Array.from(hits, (hit) => hit.score),
     hits.length,
     limit,
   );
@@ -481,6 +481,11 @@ describe('top-k', () => {
     expect([...ids.subarray(0, 4)]).toEqual([99, 7, 2, 40]);
     expect([...values.subarray(0, 4)]).toEqual([9, 3, 0.5, 4]);
     expect(candidates(100_000).ids.length).toBeGreaterThanOrEqual(100_000);
+    scores.release();
+    const reused = new Scores(4); // the released (grown) arrays, zeroed where they were written
+    expect([reused.size, reused.get(7), reused.get(40)]).toEqual([0, 0, 0]);
+    reused.add(40, 1);
+    expect(reused.best(5)).toEqual([{ id: 40, score: 1 }]);
   });
 
   it('Scores keeps only positive evidence and reports each document once', () => {
