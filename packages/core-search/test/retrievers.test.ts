@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { analyzeTool } from '../src/analysis/document.js';
+import { analyzeQuery } from '../src/analysis/query.js';
 import { ToolSearch } from '../src/index.js';
+import type { IndexedDoc } from '../src/retriever.js';
 import { oneEditApart } from '../src/retrievers/exact.js';
+import { charNgrams, createNgramRetriever } from '../src/retrievers/ngram.js';
 import { engine, TOOLS, top } from './helpers.js';
 
 const search = engine();
@@ -139,6 +143,66 @@ describe('ngram', () => {
     expect(await top(mirrors, 'takescreenshot', { strategies: ['ngram'] })).toEqual(['b__take_screenshot']);
     mirrors.remove(['b__take_screenshot']);
     expect(await top(mirrors, 'takescreenshot', { strategies: ['ngram'] })).toEqual([]);
+  });
+});
+
+describe('ngram grams read as numbers', () => {
+  // Names of a-z and 0-9 are looked up by gram code, others by gram text: both must score
+  // the cosine of charNgrams' sets, through removal, re-adding and a save.
+  const names = [
+    'take_screenshot',
+    'café_crème_order',
+    'wetter_für_köln',
+    '天气_查询',
+    'aaaa_aaaa',
+    's3_v2_upload',
+    'x',
+  ];
+  const docs = new Map<number, IndexedDoc>(names.map((name, id) => [id, analyzeTool({ name }, id)]));
+  const cosines = (query: string, ids: readonly number[]) => {
+    const q = charNgrams(analyzeQuery(query).words);
+    return ids
+      .map((id) => {
+        const d = charNgrams(docs.get(id)!.nameWords);
+        const shared = [...q].filter((gram) => d.has(gram)).length;
+        return { id, score: shared / Math.sqrt(q.size * d.size) };
+      })
+      .filter((hit) => hit.score >= 0.3)
+      .sort((a, b) => b.score - a.score || a.id - b.id);
+  };
+  const queries = [
+    'takescreenshot',
+    'cafe creme',
+    'café crème',
+    'wetter köln',
+    '天气查询',
+    'aaaaaa',
+    's3 upload',
+  ];
+
+  it('scores every name, in any script, as the cosine of its gram set', () => {
+    const ngram = createNgramRetriever({ docs });
+    ngram.add([...docs.values()]);
+    const all = [...docs.keys()];
+    for (const query of queries) expect(ngram.retrieve(analyzeQuery(query), 10)).toEqual(cosines(query, all));
+  });
+
+  it('forgets removed names and takes them back, and a saved state scores the same', () => {
+    const ngram = createNgramRetriever({ docs });
+    ngram.add([...docs.values()]);
+    ngram.remove([1, 3, 4]);
+    for (const query of queries)
+      expect(ngram.retrieve(analyzeQuery(query), 10)).toEqual(cosines(query, [0, 2, 5, 6]));
+    ngram.add([docs.get(3)!, docs.get(1)!]);
+    for (const query of queries)
+      expect(ngram.retrieve(analyzeQuery(query), 10)).toEqual(cosines(query, [0, 1, 2, 3, 5, 6]));
+    const dense = Int32Array.from(names, (_, id) => id);
+    const state = ngram.exportState!(dense)!;
+    expect(state.strings?.grams).toEqual([...new Set(state.strings?.grams)]);
+    const loaded = createNgramRetriever({ docs });
+    expect(loaded.importState!(state, names.length)).toBe(true);
+    for (const query of queries)
+      expect(loaded.retrieve(analyzeQuery(query), 10)).toEqual(ngram.retrieve(analyzeQuery(query), 10));
   });
 });
 

@@ -14,8 +14,11 @@ export function charNgrams(words: readonly string[], n: number = DEFAULTS.ngram.
 
 /** A gram's document ids, ascending; `length` of them in use. */
 interface GramList {
+  readonly gram: string;
   ids: Int32Array;
   length: number;
+  /** The document whose grams were last counted into this list (a name repeats grams). */
+  stamp: number;
 }
 
 /** Add `id` to the ascending ids (appended unless a tool is re-indexed under an old id). */
@@ -32,17 +35,62 @@ function insertId(list: GramList, id: number): void {
   list.length++;
 }
 
+/** Digits of a gram code: '^' and '$' (the edge markers), a-z, 0-9; 0 for any other character. */
+const GRAM_RADIX = 39;
+const GRAM_DIGIT = new Uint8Array(128);
+GRAM_DIGIT['^'.charCodeAt(0)] = 1;
+GRAM_DIGIT['$'.charCodeAt(0)] = 2;
+for (let c = 0; c < 26; c++) GRAM_DIGIT[97 + c] = 3 + c;
+for (let c = 0; c < 10; c++) GRAM_DIGIT[48 + c] = 29 + c;
+/** Direct-addressed codes while they fit this many slots (n = 3: 39^3, 59,319); longer grams are looked up by text. */
+const MAX_GRAM_CODES = 1 << 20;
+
+/** The gram of `n` characters at `at` as a number, or -1 when one is outside GRAM_DIGIT's alphabet. */
+function gramCode(text: string, at: number, n: number): number {
+  let code = 0;
+  for (let k = 0; k < n; k++) {
+    const c = text.charCodeAt(at + k);
+    const digit = c < 128 ? GRAM_DIGIT[c]! : 0;
+    if (digit === 0) return -1;
+    code = code * GRAM_RADIX + digit;
+  }
+  return code;
+}
+
 /**
  * `ngram`: character trigrams of the tool name against those of the query, compared as
  * sets (cosine). Compounds and split words meet here: "screenshot" vs "screen_shot",
  * "takescreenshot" vs "take_screenshot", "filesystem" vs "file-system".
  */
 export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): Retriever {
+  const n = DEFAULTS.ngram.n;
+  const codes = GRAM_RADIX ** n <= MAX_GRAM_CODES ? GRAM_RADIX ** n : 0;
   /**
-   * Ids of the documents with a gram, ascending, in a typed array: a JS array of ids was
-   * 8 bytes an id plus its growth slack (~17 MB of postings at 100k tools, now ~7).
+   * Gram lists in order of first appearance (a removed gram leaves a hole), found by code
+   * for grams of a-z, 0-9 and the edges (nearly every name), by text for the rest. A name's
+   * grams are read as numbers from its characters: making a string of each gram and a Set
+   * per name, and a Map lookup by string per gram, were most of indexing names.
+   * Ids are in typed arrays: a JS array of ids was 8 bytes an id plus its growth slack
+   * (~17 MB of postings at 100k tools, now ~7).
    */
-  const postings = new Map<string, GramList>();
+  const lists: (GramList | undefined)[] = [];
+  const byCode = new Int32Array(codes).fill(-1);
+  const byText = new Map<string, number>();
+  /** A gram string's code (-1: looked up by text). */
+  const codeOf = (gram: string) => (codes > 0 && gram.length === n ? gramCode(gram, 0, n) : -1);
+  const listOf = (gram: string): GramList | undefined => {
+    const code = codeOf(gram);
+    const index = code >= 0 ? byCode[code]! : (byText.get(gram) ?? -1);
+    return index < 0 ? undefined : lists[index];
+  };
+  /** A new gram's list, holding `ids` (length `length`). */
+  const newList = (gram: string, ids: Int32Array, length: number, code: number): GramList => {
+    const list = { gram, ids, length, stamp: -1 };
+    if (code >= 0) byCode[code] = lists.length;
+    else byText.set(gram, lists.length);
+    lists.push(list);
+    return list;
+  };
   /** Distinct grams per doc id, read for every candidate of every search. */
   let gramCounts = new Int32Array(64);
   let capacity = 0;
@@ -54,26 +102,35 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
     name: 'ngram',
     add(added: readonly IndexedDoc[]) {
       for (const doc of added) {
-        const grams = charNgrams(doc.nameWords);
-        capacity = Math.max(capacity, doc.id + 1);
+        const id = doc.id;
+        capacity = Math.max(capacity, id + 1);
         if (capacity > gramCounts.length) {
           const grown = new Int32Array(Math.max(capacity, gramCounts.length * 2));
           grown.set(gramCounts);
           gramCounts = grown;
         }
-        gramCounts[doc.id] = grams.size;
-        for (const gram of grams) {
-          const list = postings.get(gram);
-          if (list) insertId(list, doc.id);
-          else postings.set(gram, { ids: Int32Array.of(doc.id), length: 1 });
+        // The grams of charNgrams(doc.nameWords), each counted once per document.
+        const text = `^${doc.nameWords.join('')}$`;
+        let distinct = 0;
+        for (let i = 0; i + n <= text.length; i++) {
+          const code = codes > 0 ? gramCode(text, i, n) : -1;
+          const gram = code >= 0 ? undefined : text.slice(i, i + n);
+          const index = code >= 0 ? byCode[code]! : (byText.get(gram!) ?? -1);
+          const list =
+            index >= 0 ? lists[index]! : newList(gram ?? text.slice(i, i + n), new Int32Array(1), 0, code);
+          if (list.stamp === id) continue;
+          list.stamp = id;
+          insertId(list, id);
+          distinct++;
         }
+        gramCounts[id] = distinct;
       }
       // An add that (at least) doubled the index, such as the first, leaves the lists as
       // long as they will stay for a while: their doubling slack is given back.
       indexed += added.length;
       if (added.length * 2 >= indexed) {
-        for (const list of postings.values()) {
-          if (list.ids.length > list.length) list.ids = list.ids.slice(0, list.length);
+        for (const list of lists) {
+          if (list && list.ids.length > list.length) list.ids = list.ids.slice(0, list.length);
         }
       }
     },
@@ -91,25 +148,35 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
         gramCounts[id] = 0;
       }
       for (const gram of touched) {
-        const list = postings.get(gram);
-        if (!list) continue;
+        const code = codeOf(gram);
+        const index = code >= 0 ? byCode[code]! : (byText.get(gram) ?? -1);
+        if (index < 0) continue;
+        const list = lists[index]!;
         // A new array: a loaded index's lists are views of the saved array, never written.
         const left = list.ids.subarray(0, list.length).filter((id) => !gone.has(id));
-        if (left.length > 0) postings.set(gram, { ids: left, length: left.length });
-        else postings.delete(gram);
+        if (left.length > 0) {
+          list.ids = left;
+          list.length = left.length;
+          list.stamp = -1;
+          continue;
+        }
+        // Gone: a gram that comes back is listed after the others, as a Map would list it.
+        lists[index] = undefined;
+        if (code >= 0) byCode[code] = -1;
+        else byText.delete(gram);
       }
     },
     exportState(dense): SavedState {
-      const grams = [...postings.keys()];
+      const kept = lists.filter((list) => list !== undefined);
+      const grams = kept.map((list) => list.gram);
       const starts = new Int32Array(grams.length + 1);
       let total = 0;
-      grams.forEach((gram, g) => {
-        total += postings.get(gram)!.length;
+      kept.forEach((list, g) => {
+        total += list.length;
         starts[g + 1] = total;
       });
       const ids = new Int32Array(total);
-      grams.forEach((gram, g) => {
-        const list = postings.get(gram)!;
+      kept.forEach((list, g) => {
         for (let i = 0; i < list.length; i++) ids[starts[g]! + i] = dense[list.ids[i]!]!;
       });
       // One count per document in the file, in file order (removed ids have none).
@@ -139,9 +206,9 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
           if (!(ids[i]! >= 0 && ids[i]! < count) || counts[ids[i]!]! <= 0)
             invalidIndex(`ngram: id ${ids[i]} of gram ${g} is not a document below ${count} with grams`);
         }
-        if (postings.has(gram)) invalidIndex(`ngram: gram "${gram}" appears twice`);
+        if (listOf(gram)) invalidIndex(`ngram: gram "${gram}" appears twice`);
         // A view of the saved array: insertId copies a list before it grows.
-        postings.set(gram, { ids: ids.subarray(from, to), length: to - from });
+        newList(gram, ids.subarray(from, to), to - from, codeOf(gram));
       });
       gramCounts = new Int32Array(Math.max(64, count));
       gramCounts.set(counts);
@@ -161,7 +228,7 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
       }
       let n = 0;
       for (const gram of grams) {
-        const list = postings.get(gram);
+        const list = listOf(gram);
         if (!list) continue;
         const { ids } = list;
         for (let i = 0; i < list.length; i++) {
