@@ -120,26 +120,41 @@ function stringChars(text: string, extra: number, budget: CopyBudget): number {
  * Key order is Object.keys', which is JSON.stringify's.
  */
 function plainCopy(value: unknown, depth: number, budget: CopyBudget): unknown {
+  return typeof value === 'object' && value !== null
+    ? plainObject(value, depth, budget)
+    : plainLeaf(value, budget);
+}
+
+/**
+ * plainCopy of anything but an object: the value itself when JSON keeps it as it is. The
+ * copy loops call this for their leaves (most of a tool: its strings) instead of recursing
+ * into plainCopy, and store only copied objects: validateTools of the ~100k-tool corpus
+ * 1478 -> 1385 ms CPU (median of 7, old and new interleaved in one process, load 10). What
+ * is left is the copying itself: a bare spread copy of the same objects costs about as much.
+ */
+function plainLeaf(value: unknown, budget: CopyBudget): unknown {
   switch (typeof value) {
     case 'string':
       budget.chars -= stringChars(value, 2, budget);
-      return budget.chars < 0 ? over(budget) : value;
+      break;
     case 'number':
       if (!Number.isFinite(value) || Object.is(value, -0)) return NOT_PLAIN;
       budget.chars -= 24; // the longest a double prints as
-      return budget.chars < 0 ? over(budget) : value;
+      break;
     case 'boolean':
       budget.chars -= 5;
-      return budget.chars < 0 ? over(budget) : value;
-    case 'object':
+      break;
+    case 'object': // null
+      budget.chars -= 4;
       break;
     default:
       return NOT_PLAIN;
   }
-  if (value === null) {
-    budget.chars -= 4;
-    return budget.chars < 0 ? over(budget) : null;
-  }
+  return budget.chars < 0 ? over(budget) : value;
+}
+
+/** plainCopy of an array or object. */
+function plainObject(value: object, depth: number, budget: CopyBudget): unknown {
   if (depth >= MAX_PLAIN_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function')
     return NOT_PLAIN;
   if (Array.isArray(value)) {
@@ -147,9 +162,13 @@ function plainCopy(value: unknown, depth: number, budget: CopyBudget): unknown {
     const out: unknown[] = new Array(length);
     budget.chars -= 2 + length;
     for (let i = 0; i < length; i++) {
-      const item = plainCopy(value[i], depth + 1, budget);
-      if (item === NOT_PLAIN || item === OVER_CHEAP_BOUND) return item;
-      out[i] = item;
+      const item: unknown = value[i];
+      const copy =
+        typeof item === 'object' && item !== null
+          ? plainObject(item, depth + 1, budget)
+          : plainLeaf(item, budget);
+      if (copy === NOT_PLAIN || copy === OVER_CHEAP_BOUND) return copy;
+      out[i] = copy;
     }
     return out;
   }
@@ -165,9 +184,16 @@ function plainCopy(value: unknown, depth: number, budget: CopyBudget): unknown {
     // for-in also lists inherited enumerable keys (a polluted Object.prototype).
     if (key === '__proto__' || !Object.hasOwn(out, key)) return NOT_PLAIN;
     budget.chars -= stringChars(key, 4, budget);
-    const item = plainCopy(out[key], depth + 1, budget);
-    if (item === NOT_PLAIN || item === OVER_CHEAP_BOUND) return item;
-    out[key] = item;
+    const item = out[key];
+    if (typeof item === 'object' && item !== null) {
+      const copy = plainObject(item, depth + 1, budget);
+      if (copy === NOT_PLAIN || copy === OVER_CHEAP_BOUND) return copy;
+      out[key] = copy;
+    } else {
+      // A leaf is kept as it is (already in the spread copy), unless JSON would not keep it.
+      const copy = plainLeaf(item, budget);
+      if (copy === NOT_PLAIN || copy === OVER_CHEAP_BOUND) return copy;
+    }
   }
   return out;
 }
