@@ -63,8 +63,8 @@ function gramCode(text: string, at: number, n: number): number {
  * "takescreenshot" vs "take_screenshot", "filesystem" vs "file-system".
  */
 export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): Retriever {
-  const n = DEFAULTS.ngram.n;
-  const codes = GRAM_RADIX ** n <= MAX_GRAM_CODES ? GRAM_RADIX ** n : 0;
+  const gramLength = DEFAULTS.ngram.n;
+  const codes = GRAM_RADIX ** gramLength <= MAX_GRAM_CODES ? GRAM_RADIX ** gramLength : 0;
   /**
    * Gram lists in order of first appearance (a removed gram leaves a hole), found by code
    * for grams of a-z, 0-9 and the edges (nearly every name), by text for the rest. A name's
@@ -77,7 +77,8 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
   const byCode = new Int32Array(codes).fill(-1);
   const byText = new Map<string, number>();
   /** A gram string's code (-1: looked up by text). */
-  const codeOf = (gram: string) => (codes > 0 && gram.length === n ? gramCode(gram, 0, n) : -1);
+  const codeOf = (gram: string) =>
+    codes > 0 && gram.length === gramLength ? gramCode(gram, 0, gramLength) : -1;
   const listOf = (gram: string): GramList | undefined => {
     const code = codeOf(gram);
     const index = code >= 0 ? byCode[code]! : (byText.get(gram) ?? -1);
@@ -112,12 +113,14 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
         // The grams of charNgrams(doc.nameWords), each counted once per document.
         const text = `^${doc.nameWords.join('')}$`;
         let distinct = 0;
-        for (let i = 0; i + n <= text.length; i++) {
-          const code = codes > 0 ? gramCode(text, i, n) : -1;
-          const gram = code >= 0 ? undefined : text.slice(i, i + n);
+        for (let i = 0; i + gramLength <= text.length; i++) {
+          const code = codes > 0 ? gramCode(text, i, gramLength) : -1;
+          const gram = code >= 0 ? undefined : text.slice(i, i + gramLength);
           const index = code >= 0 ? byCode[code]! : (byText.get(gram!) ?? -1);
           const list =
-            index >= 0 ? lists[index]! : newList(gram ?? text.slice(i, i + n), new Int32Array(1), 0, code);
+            index >= 0
+              ? lists[index]!
+              : newList(gram ?? text.slice(i, i + gramLength), new Int32Array(1), 0, code);
           if (list.stamp === id) continue;
           list.stamp = id;
           insertId(list, id);
