@@ -44,11 +44,10 @@ export class TopK {
     }
   }
 
-  /** The kept entries, best first. */
+  /** The kept entries, best first (sorted by the selection's own sort, not a comparator closure). */
   sorted(): ScoredId[] {
-    const out: ScoredId[] = [];
-    for (let i = 0; i < this.size; i++) out.push({ id: this.ids[i]!, score: this.scores[i]! });
-    return out.sort((a, b) => b.score - a.score || a.id - b.id);
+    const { ids, scores } = this;
+    return bestOf(ids, scores, this.size, this.size).map((i) => ({ id: ids[i]!, score: scores[i]! }));
   }
 
   /** Is (idA, scoreA) ranked below (idB, scoreB)? */
