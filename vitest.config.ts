@@ -25,7 +25,8 @@ export default defineConfig({
     pool: 'forks',
     // No test learns into the developer's cache directory (learned uses would change later
     // runs' rankings): a test that learns passes its own store and environment.
-    env: { TOOLSEARCH_NO_LEARN: '1' },
+    // Nor keeps a built index there (a test that caches passes its own directory and environment).
+    env: { TOOLSEARCH_NO_LEARN: '1', TOOLSEARCH_NO_INDEX_CACHE: '1' },
     projects: [
       {
         extends: true,

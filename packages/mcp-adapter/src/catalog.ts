@@ -51,7 +51,9 @@ export interface CatalogSearchOptions {
 const MAX_ADDED_PHRASINGS = 20;
 
 export class Catalog {
-  private readonly engine: ToolSearch;
+  /** Replaced only by restore(), before any tool is in. */
+  private engine: ToolSearch;
+  private readonly engineOptions: EngineOptions;
   private readonly tools = new Map<string, CatalogTool>();
   private readonly log: (line: string) => void;
   /** Phrasings added per tool (model-written), re-applied when an upstream re-lists the tool. */
@@ -59,7 +61,8 @@ export class Catalog {
   private readonly indexedListeners = new Set<(names: readonly string[]) => void>();
 
   constructor(options: { engine?: EngineOptions; log?: (line: string) => void } = {}) {
-    this.engine = new ToolSearch(options.engine ?? {});
+    this.engineOptions = options.engine ?? {};
+    this.engine = new ToolSearch(this.engineOptions);
     this.log = options.log ?? stderrLog;
   }
 
@@ -125,6 +128,50 @@ export class Catalog {
     }
     const names = entries.map((e) => e.name);
     for (const listener of this.indexedListeners) listener(names);
+  }
+
+  /**
+   * Takes over a saved index (toBytes() of a catalog that indexed exactly `toolsets`, by
+   * setToolset in this order) instead of indexing the tools again: the gateway's index cache.
+   * Only into an empty catalog. The tools the index does not hold are the ones the engine
+   * rejected when it was built, logged as setToolset logs them. Throws INVALID_INDEX (the
+   * saved index's own checks, or an index that does not hold these toolsets) and then leaves
+   * the catalog as it was.
+   */
+  restore(index: Uint8Array, toolsets: ReadonlyMap<string, readonly Tool[]>): void {
+    if (this.tools.size > 0) throw new Error('Catalog.restore: the catalog already has tools');
+    // The saved index keeps the pack setting it was built with; passing one re-analyses every tool.
+    const { pack: _pack, ...options } = this.engineOptions;
+    const engine = ToolSearch.load(index, options);
+    const held = new Map(engine.toolsets().map((t) => [t.name, t.toolCount]));
+    const entries: CatalogTool[] = [];
+    for (const [toolset, tools] of toolsets) {
+      const kept = tools.filter((definition) => engine.has(definition.name));
+      if (kept.length !== (held.get(toolset) ?? 0))
+        throw new ToolSearchError(
+          'INVALID_INDEX',
+          `toolsearch: invalid index: toolset ${toolset} has ${held.get(toolset) ?? 0} tools in the index, ${kept.length} of its ${tools.length} listed`,
+        );
+      if (kept.length < tools.length)
+        this.log(
+          `toolsearch-mcp: skipped ${tools.length - kept.length} tool(s) of ${toolset} (rejected when indexed)`,
+        );
+      for (const definition of kept) entries.push({ name: definition.name, toolset, definition });
+    }
+    if (entries.length !== engine.size)
+      throw new ToolSearchError(
+        'INVALID_INDEX',
+        `toolsearch: invalid index: it holds ${engine.size} tools, the toolsets ${entries.length}`,
+      );
+    this.engine = engine;
+    for (const entry of entries) this.tools.set(entry.name, entry);
+    const names = entries.map((e) => e.name);
+    for (const listener of this.indexedListeners) listener(names);
+  }
+
+  /** The index as bytes (core-search's saved index), for restore(). */
+  toBytes(): Uint8Array {
+    return this.engine.toBytes();
   }
 
   /** Called with the names of tools (re-)indexed, e.g. to feed them their learned uses. */

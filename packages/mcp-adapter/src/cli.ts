@@ -59,6 +59,10 @@ every MCP server in mcp.json ("mcpServers" format of Claude Desktop / Cursor).
                          by several gateways, or a file (default: toolsearch.learn.store,
                          else learned.json in $XDG_CACHE_HOME/toolsearch)
   --clear-learned        delete the learned uses of that store, then exit
+  --no-index-cache       index the upstreams' tools at every start instead of loading
+                         the index kept from the last start with the same tool lists
+                         (also TOOLSEARCH_NO_INDEX_CACHE=1; the cache is in
+                         $XDG_CACHE_HOME/toolsearch/indexes)
   -h, --help             this help
   -v, --version          print the version
 
@@ -85,6 +89,7 @@ const OPTIONS = {
   'no-learn': { type: 'boolean', default: false },
   'learn-store': { type: 'string' },
   'clear-learned': { type: 'boolean', default: false },
+  'no-index-cache': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const;
@@ -134,6 +139,7 @@ async function main(argv: string[]): Promise<void> {
     config,
     log,
     learn,
+    ...(values['no-index-cache'] ? { indexCache: false as const } : {}),
     ...(settings.listChangedWindowMs !== undefined
       ? { listChangedWindowMs: settings.listChangedWindowMs }
       : {}),

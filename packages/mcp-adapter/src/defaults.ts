@@ -136,6 +136,15 @@ export const VERSION: string = (createRequire(import.meta.url)('../package.json'
 /** The name the adapter gives itself to MCP peers (serverInfo and clientInfo). */
 export const IMPLEMENTATION = { name: 'toolsearch-mcp', version: VERSION } as const;
 
+/**
+ * A switch given by an environment variable (TOOLSEARCH_NO_LEARN, TOOLSEARCH_NO_INDEX_CACHE):
+ * on for any value but empty, "0" and "false" (any case), so `=1`, `=true` and `=yes` all work.
+ */
+export function envFlag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = (env[name] ?? '').trim().toLowerCase();
+  return value !== '' && value !== '0' && value !== 'false';
+}
+
 /** The default log: one line to stderr (stdout carries the stdio protocol). */
 export function stderrLog(line: string): void {
   process.stderr.write(`${line}\n`);

@@ -35,6 +35,7 @@ import {
 import { errorResult } from '../render.js';
 import { SessionState } from '../session.js';
 import type { EnrichConfig, GatewayConfig } from './config.js';
+import { IndexCache, type IndexCacheOption } from './index-cache.js';
 import { redactSecrets } from './redact.js';
 import { UpstreamManager, type UpstreamManagerOptions } from './upstreams.js';
 
@@ -69,6 +70,12 @@ export interface GatewayOptions {
   enrich?: EnrichConfig | false;
   /** Cache directory of enrichment answers; default the user's cache directory. */
   enrichCacheDir?: string;
+  /**
+   * The built index of the upstreams' tools, kept on disk and loaded at the next start when
+   * no upstream's tool list and no setting changed (index-cache.ts). false switches it off,
+   * as TOOLSEARCH_NO_INDEX_CACHE=1 in `env` does; `dir` defaults to the user's cache directory.
+   */
+  indexCache?: IndexCacheOption;
   log?: (line: string) => void;
 }
 
@@ -102,6 +109,8 @@ export class Gateway {
   private statelessBound: string[] = [];
   private statelessKey: string | undefined;
   private readonly toolListListeners = new Set<() => void>();
+  /** Set once start() has indexed (or loaded) every upstream's tools: from then on a change re-indexes one. */
+  private indexedAtStart = false;
 
   private constructor(options: GatewayOptions) {
     this.options = options;
@@ -123,7 +132,11 @@ export class Gateway {
       log: this.log,
       ...(this.config.redactSecrets !== undefined ? { redactResults: this.config.redactSecrets } : {}),
     });
-    this.unsubscribe = this.upstreams.onToolsChanged((upstream) => this.reindex(upstream, true));
+    // Until start() indexes them all at once, an upstream's first listing (or a re-listing mid-start)
+    // is left to it: indexing each as it came up, then all again, indexed every tool twice.
+    this.unsubscribe = this.upstreams.onToolsChanged((upstream) => {
+      if (this.indexedAtStart) this.reindex(upstream, true);
+    });
   }
 
   /**
@@ -133,7 +146,7 @@ export class Gateway {
   static async start(options: GatewayOptions): Promise<Gateway> {
     const gateway = new Gateway(options);
     await gateway.upstreams.start();
-    for (const upstream of gateway.config.upstreams) gateway.reindex(upstream.name);
+    gateway.indexUpstreams();
     gateway.refreshStatelessList();
     await gateway.startLearning();
     for (const upstream of gateway.config.upstreams) gateway.enrich(upstream.name);
@@ -350,12 +363,49 @@ export class Gateway {
     await this.upstreams.close();
   }
 
-  /** Re-reads one upstream's tools into the index and tells the sessions whose tool list changed. */
-  private reindex(upstream: string, relisted = false): void {
-    const tools = this.upstreams
+  /**
+   * Indexes every upstream's tools at start, or loads the index the cache kept from a start
+   * with the same tool lists and settings. Stored before learned uses and phrasings are applied
+   * (startLearning and enrich run after this), so they apply to a loaded index as to a built one.
+   */
+  private indexUpstreams(): void {
+    this.indexedAtStart = true;
+    const names = this.config.upstreams.map((u) => u.name);
+    const cache = IndexCache.open({
+      option: this.options.indexCache,
+      engine: this.options.engine,
+      env: this.options.env ?? process.env,
+      log: this.log,
+    });
+    const lists = new Map(names.map((name) => [name, this.listedTools(name)]));
+    const key = cache?.keyOf(lists);
+    const saved = key === undefined ? undefined : cache?.read(key);
+    if (saved) {
+      try {
+        this.catalog.restore(saved, lists);
+        this.log(`toolsearch-mcp: loaded the index of ${this.catalog.size} tools from ${cache?.dir}`);
+        return;
+      } catch (err) {
+        this.log(
+          `toolsearch-mcp: the cached index was not usable, indexing again (${err instanceof Error ? err.message : String(err)})`,
+        );
+      }
+    }
+    for (const name of names) this.reindex(name);
+    if (cache && key !== undefined && this.catalog.size > 0) cache.write(key, this.catalog.toBytes());
+  }
+
+  /** One upstream's tools as the index holds them: under their `server__tool` names. */
+  private listedTools(upstream: string): Tool[] {
+    return this.upstreams
       .tools()
       .filter((t) => t.upstream === upstream)
       .map((t) => ({ ...t.definition, name: t.qualifiedName }));
+  }
+
+  /** Re-reads one upstream's tools into the index and tells the sessions whose tool list changed. */
+  private reindex(upstream: string, relisted = false): void {
+    const tools = this.listedTools(upstream);
     const before = new Map(this.catalog.toolsOf(upstream).map((n) => [n, this.catalog.get(n)?.definition]));
     if (tools.length === 0 && before.size === 0) return;
     try {

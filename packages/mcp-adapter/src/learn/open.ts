@@ -4,6 +4,7 @@
  * all the default file in the cache directory. TOOLSEARCH_NO_LEARN=1 (or true)
  * switches learning off wherever the adapter runs.
  */
+import { envFlag } from '../defaults.js';
 import { FileUsageStore } from './file-store.js';
 import { RedisUsageStore } from './redis-store.js';
 import type { UsageStore } from './types.js';
@@ -21,8 +22,7 @@ export type LearnOption =
 export const DEFAULT_REFRESH_MS = { redis: 2_000, file: 30_000 } as const;
 
 export function learningDisabledByEnv(env: NodeJS.ProcessEnv): boolean {
-  const value = (env.TOOLSEARCH_NO_LEARN ?? '').trim().toLowerCase();
-  return value !== '' && value !== '0' && value !== 'false';
+  return envFlag(env, 'TOOLSEARCH_NO_LEARN');
 }
 
 export function isRedisUrl(spec: string): boolean {

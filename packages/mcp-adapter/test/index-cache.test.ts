@@ -1,0 +1,233 @@
+/**
+ * The gateway's index cache (src/gateway/index-cache.ts): a start over the same upstream tool
+ * lists loads the index kept by the last one, and ranks exactly as indexing would, learned uses
+ * and the phrasing pack included; a changed tool list, a damaged file, and the switches that
+ * turn it off all mean indexing again.
+ */
+
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_RETRIEVERS } from '@toolsearch/core-search/internals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UpstreamConfig } from '../src/gateway/config.js';
+import { Gateway, type GatewayOptions } from '../src/index.js';
+import { FileUsageStore } from '../src/learn/file-store.js';
+import { filesystemServer, fixtureServer, memoryServer } from './fixtures/servers.js';
+
+let dir: string;
+let learnFile: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'toolsearch-gw-index-cache-'));
+  learnFile = join(dir, 'learned.json');
+  // Uses counted several times: learned twice over (the saved index holding them and the store
+  // applying them again) would move the scores, not only the order.
+  const store = new FileUsageStore({ file: learnFile, log: () => {} });
+  await store.record({
+    uses: [
+      { query: 'list my colleagues', tool: 'memory__read_graph', count: 3 },
+      { query: 'list my colleagues', tool: 'memory__search_nodes' },
+      { query: 'make a new directory', tool: 'filesystem__create_directory', count: 2 },
+    ],
+    together: [],
+  });
+  await store.close();
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const QUERIES = [
+  'list my colleagues',
+  'make a new directory',
+  'remember that my sister lives in Porto',
+  'whats inside the notes.txt on my desktop',
+  'echo some text back',
+  'list files',
+  'delete an observation',
+];
+
+/** The fixture alone (quick to start), or with the two reference servers the phrasing pack knows. */
+function upstreams(extraTools = 2, withReference = false): UpstreamConfig[] {
+  return [
+    ...(withReference ? [memoryServer(join(dir, 'memory.jsonl')), filesystemServer(dir)] : []),
+    fixtureServer('fixture', ['--tools', String(extraTools)]),
+  ];
+}
+
+async function withGateway<T>(
+  options: Partial<GatewayOptions> & { upstreams?: UpstreamConfig[] },
+  run: (gateway: Gateway, lines: string[]) => Promise<T>,
+): Promise<T> {
+  const lines: string[] = [];
+  const gateway = await Gateway.start({
+    config: {
+      upstreams: options.upstreams ?? upstreams(),
+      alwaysLoaded: [],
+      maxBoundTools: 40,
+      callTimeoutMs: 20_000,
+    },
+    engine: { embedding: false },
+    learn: { store: learnFile, refreshMs: 0 },
+    enrich: false,
+    env: {},
+    log: (line) => lines.push(line),
+    ...options,
+  });
+  try {
+    return await run(gateway, lines);
+  } finally {
+    await gateway.close();
+  }
+}
+
+/** Every query's ranking, scores and the strategies behind each hit included. */
+async function rankings(gateway: Gateway): Promise<string> {
+  const out: unknown[] = [];
+  for (const query of QUERIES) {
+    const response = await gateway.catalog.search(query, { limit: 10 });
+    out.push(response.results.map((r) => [r.name, r.score, r.matchedBy]));
+  }
+  return JSON.stringify(out);
+}
+
+const loaded = (lines: string[]) => lines.some((l) => l.includes('loaded the index of'));
+const entries = (cacheDir: string) => readdirSync(cacheDir).filter((name) => name.endsWith('.tsindex'));
+
+describe('gateway index cache', () => {
+  it('loads the index on a start over the same tool lists, ranking exactly as indexing, learned uses and pack included', async () => {
+    const cacheDir = join(dir, 'same');
+    const all = upstreams(2, true);
+    const reference = await withGateway({ indexCache: false, upstreams: all }, async (gateway, lines) => {
+      expect(loaded(lines)).toBe(false);
+      // The learned uses and the pack are in force (else this test would compare little).
+      const top = await gateway.catalog.search('list my colleagues', { limit: 1 });
+      expect(top.results[0]?.name).toBe('memory__read_graph');
+      return rankings(gateway);
+    });
+    const built = await withGateway(
+      { indexCache: { dir: cacheDir }, upstreams: all },
+      async (gateway, lines) => {
+        expect(loaded(lines)).toBe(false);
+        return rankings(gateway);
+      },
+    );
+    expect(entries(cacheDir)).toHaveLength(1);
+    const fromCache = await withGateway(
+      { indexCache: { dir: cacheDir }, upstreams: all },
+      async (gateway, lines) => {
+        expect(loaded(lines)).toBe(true);
+        expect(gateway.catalog.size).toBe(9 + 14 + 8 + 2);
+        expect(gateway.catalog.toolsOf('fixture')).toContain('fixture__tool_2');
+        // The catalog serves the upstream definitions, and calls still route.
+        expect(gateway.catalog.get('fixture__echo')?.definition.inputSchema).toMatchObject({
+          type: 'object',
+        });
+        const echo = await gateway.upstreams.call('fixture__echo', { text: 'hi' });
+        expect(JSON.stringify(echo)).toContain('hi');
+        return rankings(gateway);
+      },
+    );
+    expect(built).toBe(reference);
+    expect(fromCache).toBe(reference);
+  });
+
+  it('indexes again when an upstream lists other tools, and keeps both entries', async () => {
+    const cacheDir = join(dir, 'changed');
+    await withGateway({ indexCache: { dir: cacheDir }, upstreams: upstreams(2) }, async () => {});
+    const changed = await withGateway(
+      { indexCache: { dir: cacheDir }, upstreams: upstreams(3) },
+      async (gateway, lines) => {
+        expect(loaded(lines)).toBe(false);
+        expect(gateway.catalog.has('fixture__tool_3')).toBe(true);
+        return rankings(gateway);
+      },
+    );
+    expect(entries(cacheDir)).toHaveLength(2);
+    await withGateway({ indexCache: { dir: cacheDir }, upstreams: upstreams(3) }, async (gateway, lines) => {
+      expect(loaded(lines)).toBe(true);
+      expect(gateway.catalog.has('fixture__tool_3')).toBe(true);
+      expect(await rankings(gateway)).toBe(changed);
+    });
+    // Other engine settings are another entry too.
+    await withGateway(
+      { indexCache: { dir: cacheDir }, upstreams: upstreams(3), engine: { embedding: false, rrfK: 30 } },
+      async (_gateway, lines) => expect(loaded(lines)).toBe(false),
+    );
+  });
+
+  it('rebuilds a damaged or unreadable entry, never serving it', async () => {
+    const cacheDir = join(dir, 'damaged');
+    const reference = await withGateway({ indexCache: { dir: cacheDir } }, async (gateway) =>
+      rankings(gateway),
+    );
+    const [entry] = entries(cacheDir);
+    const file = join(cacheDir, entry!);
+    const good = readFileSync(file);
+
+    // One byte changed near the end (the tools' JSON, which the engine would read only when
+    // a search returns that tool): the digest catches it at start.
+    const flipped = Buffer.from(good);
+    flipped[flipped.length - 20]! ^= 0xff;
+    writeFileSync(file, flipped);
+    await withGateway({ indexCache: { dir: cacheDir } }, async (gateway, lines) => {
+      expect(loaded(lines)).toBe(false);
+      expect(lines.some((l) => l.includes('is damaged'))).toBe(true);
+      expect(await rankings(gateway)).toBe(reference);
+    });
+    // Rewritten: the next start loads it.
+    expect(readFileSync(file).equals(good)).toBe(true);
+
+    // A digest that matches bytes that are no index: core-search refuses them (INVALID_INDEX).
+    const junk = Buffer.from('not an index at all');
+    writeFileSync(file, Buffer.concat([createHash('sha256').update(junk).digest(), junk]));
+    await withGateway({ indexCache: { dir: cacheDir } }, async (gateway, lines) => {
+      expect(loaded(lines)).toBe(false);
+      expect(lines.some((l) => l.includes('not usable') && l.includes('invalid index'))).toBe(true);
+      expect(await rankings(gateway)).toBe(reference);
+    });
+
+    // An empty file (a truncated write by something else than us).
+    writeFileSync(file, '');
+    await withGateway({ indexCache: { dir: cacheDir } }, async (gateway, lines) => {
+      expect(loaded(lines)).toBe(false);
+      expect(await rankings(gateway)).toBe(reference);
+    });
+    await withGateway({ indexCache: { dir: cacheDir } }, async (_gateway, lines) =>
+      expect(loaded(lines)).toBe(true),
+    );
+  });
+
+  it('is off with indexCache: false, TOOLSEARCH_NO_INDEX_CACHE, or engine options no key can tell apart', async () => {
+    const cacheDir = join(dir, 'off');
+    await withGateway({ indexCache: false, env: { XDG_CACHE_HOME: cacheDir } }, async (_gateway, lines) =>
+      expect(loaded(lines)).toBe(false),
+    );
+    expect(readdirSync(dir)).not.toContain('off');
+    await withGateway(
+      { indexCache: { dir: cacheDir }, env: { TOOLSEARCH_NO_INDEX_CACHE: '1' } },
+      async () => {},
+    );
+    expect(readdirSync(dir)).not.toContain('off');
+    await withGateway(
+      { indexCache: { dir: cacheDir }, engine: { embedding: false, retrievers: DEFAULT_RETRIEVERS } },
+      async (_gateway, lines) =>
+        expect(lines.some((l) => l.includes('index cache off') && l.includes('"retrievers"'))).toBe(true),
+    );
+    expect(readdirSync(dir)).not.toContain('off');
+    // With the cache on, an entry exists and TOOLSEARCH_NO_INDEX_CACHE=1 does not read it.
+    await withGateway({ indexCache: { dir: cacheDir } }, async () => {});
+    expect(entries(cacheDir)).toHaveLength(1);
+    await withGateway(
+      { indexCache: { dir: cacheDir }, env: { TOOLSEARCH_NO_INDEX_CACHE: 'true' } },
+      async (_gateway, lines) => expect(loaded(lines)).toBe(false),
+    );
+  });
+
+  it('defaults to the indexes folder of the user cache directory', async () => {
+    const xdg = join(dir, 'xdg');
+    await withGateway({ indexCache: undefined, env: { XDG_CACHE_HOME: xdg } }, async () => {});
+    expect(entries(join(xdg, 'toolsearch', 'indexes'))).toHaveLength(1);
+  });
+});
