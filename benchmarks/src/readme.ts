@@ -9,8 +9,10 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { adapterBlocks } from './adapter-readme.js';
 import type { CompareResult } from './compare.js';
 import { type FusedResult, fusedLosses } from './fused-lexical.js';
+import type { GatewayStartResult } from './gateway-start.js';
 import type { LearningResult } from './learning.js';
 import { isMain, REPO, RESULTS } from './paths.js';
 import { metric, ms } from './report/format.js';
@@ -31,6 +33,8 @@ import type { TokensResult } from './tokens.js';
 export const README = join(REPO, 'README.md');
 /** Ships in the core-search package: its blocks name results files by path, not by link. */
 export const DESIGN = join(REPO, 'packages/core-search/DESIGN.md');
+/** Ships in the adapter package: its blocks (adapter-readme.ts) name results files by path. */
+export const ADAPTER_README = join(REPO, 'packages/mcp-adapter/README.md');
 
 export interface ReadmeResults {
   ablation: StudyResult | undefined;
@@ -47,6 +51,8 @@ export interface ReadmeResults {
   compareHistory?: CompareHistory | undefined;
   /** pnpm bench --only tokens. */
   tokens?: TokensResult | undefined;
+  /** pnpm bench --only gateway-start. */
+  gatewayStart?: GatewayStartResult | undefined;
 }
 
 /** What scripts/release-test.mjs --record writes (the fields the README quotes). */
@@ -112,6 +118,7 @@ export function readResults(dir = RESULTS): ReadmeResults {
     compare: read<CompareResult>('compare.json'),
     compareHistory: read<CompareHistory>('compare-history.json'),
     tokens: read<TokensResult>('tokens.json'),
+    gatewayStart: read<GatewayStartResult>('gateway-start.json'),
   };
 }
 
@@ -352,6 +359,7 @@ export function renderDocs(results: ReadmeResults): { file: string; blocks: Reco
   return [
     { file: README, blocks: renderBlocks(results) },
     { file: DESIGN, blocks: renderDesignBlocks(results) },
+    { file: ADAPTER_README, blocks: aligned(adapterBlocks(results)) },
   ];
 }
 

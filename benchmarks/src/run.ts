@@ -3,7 +3,7 @@
  * and embedding benchmarks when their modules exist.
  *
  *   pnpm bench                         ablation + scale + embedding
- *   pnpm bench --only ablation         one part (ablation | scale | embedding | compare | tokens; repeatable, comma-separated)
+ *   pnpm bench --only ablation         one part (ablation | scale | embedding | compare | tokens | gateway-start; repeatable, comma-separated)
  *   pnpm bench --external              the ablation study on every ../shared/datasets file with queries
  *   pnpm bench --external --max-queries 300 --datasets bfcl,metatool
  *   pnpm bench --no-embedding          switch the semantic strategy off (configs marked †)
@@ -17,6 +17,7 @@ import { readDataset } from '@toolsearch/core-search/eval';
 import { runAblation } from './ablation.js';
 import { formatCompare, runCompare, writeCompare } from './compare.js';
 import { runMeta } from './environment.js';
+import { runGatewayStart, type StartPoint, writeGatewayStart } from './gateway-start.js';
 import { IMPACT_DOC } from './impact.js';
 import { HERE, REPO, RESULTS, SHARED_DATASETS } from './paths.js';
 import { renderConsoleSummary } from './report/console.js';
@@ -29,7 +30,7 @@ import { runTokens, writeTokens } from './tokens.js';
 const FIXTURE_QUERIES = join(REPO, 'fixtures/queries/toolsearch-queries.json');
 /** New-user queries written after the pack was frozen, without seeing it: a dataset of its own. */
 const HOLDOUT_QUERIES = join(REPO, 'fixtures/queries/new-users-holdout.json');
-const PARTS = ['ablation', 'scale', 'embedding', 'compare', 'tokens'] as const;
+const PARTS = ['ablation', 'scale', 'embedding', 'compare', 'tokens', 'gateway-start'] as const;
 type Part = (typeof PARTS)[number];
 
 const DEFAULT_EXTERNAL_MAX_QUERIES = 500;
@@ -186,6 +187,23 @@ async function tokensBenchmark(): Promise<void> {
   console.log('\nwrote benchmarks/results/tokens.json');
 }
 
+/** The gateway's start over ~10k and ~100k upstream tools, indexing vs from its index cache. */
+async function gatewayStartBenchmark(): Promise<void> {
+  const result = await runGatewayStart();
+  writeGatewayStart(result);
+  for (const p of result.points)
+    console.log(
+      `gateway-start ${p.label}: ${modesLine(p)} (load ${result.meta.loadavg.start.join(' ')} -> ${result.meta.loadavg.end.join(' ')})`,
+    );
+  console.log('\nwrote benchmarks/results/gateway-start.json');
+}
+
+function modesLine(p: StartPoint): string {
+  return Object.entries(p.modes)
+    .map(([mode, m]) => `${mode} ${m.median.totalMs} ms (CPU ${m.median.cpuMs} ms)`)
+    .join(', ');
+}
+
 /** The side-by-side comparison (10k and 100k points); its 100k points run in child processes. */
 async function compareBenchmark(): Promise<void> {
   const result = await runCompare({});
@@ -198,7 +216,7 @@ async function main(): Promise<void> {
   const cli = parseCli();
   if (cli.help) {
     console.log(
-      'pnpm bench [--only ablation|scale|embedding|compare|tokens] [--external [--max-queries N] [--datasets a,b]] [--no-embedding] [--no-latency]',
+      'pnpm bench [--only ablation|scale|embedding|compare|tokens|gateway-start] [--external [--max-queries N] [--datasets a,b]] [--no-embedding] [--no-latency]',
     );
     return;
   }
@@ -218,6 +236,7 @@ async function main(): Promise<void> {
       else if (part === 'scale') await timed('scale', () => runScaleBenchmark({}).then(() => undefined));
       else if (part === 'compare') await timed('compare', compareBenchmark);
       else if (part === 'tokens') await timed('tokens', tokensBenchmark);
+      else if (part === 'gateway-start') await timed('gateway-start', gatewayStartBenchmark);
       else await timed('embedding', embeddingBenchmark);
     }
   }

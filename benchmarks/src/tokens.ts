@@ -12,13 +12,26 @@
  *   loading the filesystem toolset, and 5-hit `search_tools` answers to the fixture queries
  *   about these servers (once the engine is ready, so the answers do not depend on timing).
  *
- * Writes benchmarks/results/tokens.json; `pnpm bench:readme` renders the README's table from it.
+ * Writes benchmarks/results/tokens.json; `pnpm bench:readme` renders the README's table and the
+ * adapter README's token figures from it (adapter-readme.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { readDataset } from '@toolsearch/core-search/eval';
-import { Catalog, Gateway, type GatewayOptions, META_TOOLS, tokenReport } from '@toolsearch/mcp-adapter';
-import { catalogTokenReport } from '@toolsearch/mcp-adapter/internals';
+import {
+  Catalog,
+  Gateway,
+  type GatewayOptions,
+  INSTRUCTIONS,
+  META_TOOLS,
+  tokenReport,
+} from '@toolsearch/mcp-adapter';
+import {
+  catalogTokenReport,
+  countTokens,
+  countToolListTokens,
+  SEARCH_TOOLS,
+} from '@toolsearch/mcp-adapter/internals';
 import { runMeta } from './environment.js';
 import { isMain, REPO, RESULTS } from './paths.js';
 import type { RunMeta } from './results.js';
@@ -36,6 +49,8 @@ const REGISTRY_NAMES: Record<string, string> = {
 const LOADED = 'filesystem';
 /** How many search answers give the range (the fixture queries about the example servers, in file order). */
 const SEARCHES = 10;
+/** search_tools parameters added after the first meta-tools (fusing phrasings, detail lines): their cost is reported apart. */
+const LATER_SEARCH_PARAMETERS = ['alternatives', 'detail'];
 
 /** A tool definition as MCP lists it (the SDK's type, through the adapter's API). */
 type Tool = Parameters<Catalog['setToolset']>[1][number];
@@ -74,7 +89,13 @@ export interface TokensResult {
     lazyInitial: number;
     metaTools: number;
     metaToolCount: number;
+    /** The meta-tools without search_tools' LATER_SEARCH_PARAMETERS (what `alternatives` and `detail` add). */
+    metaToolsBase?: { without: string[]; tokens: number };
+    /** The server `instructions` every session gets in its initialize result. */
+    instructions?: number;
     loaded: { toolset: string; tools: number; tokens: number };
+    /** tools/list after loading each server's toolset alone, in the config's order. */
+    loadedEach?: { toolset: string; tools: number; tokens: number }[];
     /** 5-hit search_tools answers, one per query. */
     searches: { query: string; hits: number; tokens: number }[];
   };
@@ -114,6 +135,19 @@ async function registryFigures(): Promise<TokensResult['registry']> {
   return { servers: all.upstreams, tools: all.tools, eager: all.eager, exampleServersEager: example.eager };
 }
 
+/** The meta-tools as they were before search_tools took LATER_SEARCH_PARAMETERS. */
+function metaToolsBase(): { without: string[]; tokens: number } {
+  const tools = META_TOOLS.map((tool) => {
+    if (tool.name !== SEARCH_TOOLS) return tool;
+    const schema = tool.inputSchema as { properties?: Record<string, unknown>; required?: string[] };
+    const properties = Object.fromEntries(
+      Object.entries(schema.properties ?? {}).filter(([name]) => !LATER_SEARCH_PARAMETERS.includes(name)),
+    );
+    return { ...tool, inputSchema: { ...schema, properties } };
+  });
+  return { without: LATER_SEARCH_PARAMETERS, tokens: countToolListTokens(tools) };
+}
+
 /** examples/mcp.json as a gateway config: the same servers, started from the adapter's package. */
 function exampleConfig(): GatewayOptions['config'] {
   const servers = (
@@ -141,6 +175,8 @@ export async function runTokens(): Promise<TokensResult> {
     config: exampleConfig(),
     learn: false,
     enrich: false,
+    // Tokens depend on no index: a cached one would only leave an entry in the user's cache.
+    indexCache: false,
     log: (line) => process.stderr.write(`${line}\n`),
   });
   try {
@@ -150,9 +186,9 @@ export async function runTokens(): Promise<TokensResult> {
         `tokens: example servers not ready: ${down.map((s) => `${s.name} ${s.state}`).join(', ')}`,
       );
     await gateway.catalog.ready();
-    const servers = new Set(Object.values(REGISTRY_NAMES));
+    const registryNames = new Set(Object.values(REGISTRY_NAMES));
     const queries = readDataset(QUERIES)
-      .queries.filter((q) => q.relevant.some((name) => servers.has(name.split('__')[0]!)))
+      .queries.filter((q) => q.relevant.some((name) => registryNames.has(name.split('__')[0]!)))
       .slice(0, SEARCHES)
       .map((q) => q.query);
     const reports = [];
@@ -160,6 +196,12 @@ export async function runTokens(): Promise<TokensResult> {
     const first = reports[0]!;
     const loaded = first.afterLoad.find((l) => l.toolset === LOADED);
     if (!loaded) throw new Error(`tokens: the example config has no "${LOADED}" toolset`);
+    const servers = gateway.status().map((s) => s.name);
+    const loadedEach = servers.map((toolset) => {
+      const entry = first.afterLoad.find((l) => l.toolset === toolset);
+      if (!entry) throw new Error(`tokens: no tools listed for the example server "${toolset}"`);
+      return entry;
+    });
     meta.wallTimeMs = Math.round(performance.now() - start);
     return {
       meta,
@@ -167,13 +209,16 @@ export async function runTokens(): Promise<TokensResult> {
       tokenizer: 'cl100k_base (js-tiktoken)',
       registry,
       example: {
-        servers: gateway.status().map((s) => s.name),
+        servers,
         tools: first.tools,
         eager: first.eager,
         lazyInitial: first.lazyInitial,
         metaTools: first.metaTools,
         metaToolCount: META_TOOLS.length,
+        metaToolsBase: metaToolsBase(),
+        instructions: countTokens(INSTRUCTIONS),
         loaded,
+        loadedEach,
         searches: reports.map((r) => r.search),
       },
     };

@@ -29,6 +29,10 @@ describe('README and DESIGN.md figures generated from benchmarks/results', () =>
         ],
       ],
       [join('packages', 'core-search', 'DESIGN.md'), ['compare-large', 'compare-runs']],
+      [
+        join('packages', 'mcp-adapter', 'README.md'),
+        ['adapter-tokens-table', 'gateway-start-table', 'meta-tools-tokens'],
+      ],
     ]);
     for (const { file, blocks } of docs) {
       const text = readFileSync(file, 'utf8');

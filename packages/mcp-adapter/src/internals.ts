@@ -21,3 +21,4 @@ export {
   UNLOAD_TOOLSET,
 } from './meta-tools.js';
 export { catalogTokenReport, formatTokenReport } from './report.js';
+export { countTokens, countToolListTokens } from './tokens.js';

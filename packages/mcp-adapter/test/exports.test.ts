@@ -35,6 +35,8 @@ describeEntryPoints(new URL('../', import.meta.url), {
     'VERSION',
     'alwaysLoadedFromEnv',
     'catalogTokenReport',
+    'countTokens',
+    'countToolListTokens',
     'formatTokenReport',
     'isLoopback',
     'isMetaTool',
