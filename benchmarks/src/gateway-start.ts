@@ -199,7 +199,7 @@ const round = (n: number) => Math.round(n);
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 export async function runGatewayStart(
-  options: { rounds?: number; large?: boolean; log?: (line: string) => void } = {},
+  options: { rounds?: number; small?: boolean; large?: boolean; log?: (line: string) => void } = {},
 ): Promise<GatewayStartResult> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const rounds = options.rounds ?? 3;
@@ -218,7 +218,8 @@ export async function runGatewayStart(
     result.skipped.push('../shared/datasets is not present in this checkout: nothing measured');
   } else {
     const smithery = loadCorpus('smithery', SMITHERY, '../shared/datasets/smithery_toolgym_tools.json');
-    result.points.push(await measure('~10k', smithery.file, smithery.tools, rounds, log));
+    if (options.small ?? true)
+      result.points.push(await measure('~10k', smithery.file, smithery.tools, rounds, log));
     if (options.large ?? true)
       result.points.push(
         await measure(
@@ -244,6 +245,7 @@ if (isMain(import.meta.url)) {
   const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : undefined;
   const result = await runGatewayStart({
     ...(rounds ? { rounds } : {}),
+    small: !args.includes('--no-small'),
     large: !args.includes('--no-large'),
   });
   if (!args.includes('--no-write')) writeGatewayStart(result);

@@ -26,7 +26,7 @@ describe('pnpm bench command line', () => {
     const result = bench('--only', 'ablation,nope');
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
-      'bench: --only takes ablation | scale | embedding | compare | tokens, got "nope"',
+      'bench: --only takes ablation | scale | embedding | compare | tokens | gateway-start, got "nope"',
     );
   });
 
