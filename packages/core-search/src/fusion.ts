@@ -184,8 +184,13 @@ function best(
   }
   first.sort((a, b) => scores[b]! - scores[a]! || keys[a]! - keys[b]!);
   if (first.length >= limit) return first.slice(0, limit);
-  const restKeys = Int32Array.from(restSlots, (slot) => keys[slot]!);
-  const restScores = Float64Array.from(restSlots, (slot) => scores[slot]!);
+  // Loops, not Int32Array.from(list, map): that mapping call was 8% of a lexical search.
+  const restKeys = new Int32Array(restSlots.length);
+  const restScores = new Float64Array(restSlots.length);
+  for (let i = 0; i < restSlots.length; i++) {
+    restKeys[i] = keys[restSlots[i]!]!;
+    restScores[i] = scores[restSlots[i]!]!;
+  }
   const wanted = Math.min(limit - first.length, restSlots.length);
   for (const i of bestOf(restKeys, restScores, restSlots.length, wanted)) first.push(restSlots[i]!);
   return first;

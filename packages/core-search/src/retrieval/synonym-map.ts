@@ -73,7 +73,9 @@ export function expandTerms(terms: readonly string[], map: SynonymMap): string[]
   const found = new Set<string>();
   for (let i = 0; i < terms.length; i++) {
     for (let n = Math.min(map.maxKeyWords, terms.length - i); n >= 1; n--) {
-      for (const term of map.entries.get(terms.slice(i, i + n).join(' ')) ?? []) {
+      // A single word is its own key: no slice and join per word per search.
+      const key = n === 1 ? terms[i]! : terms.slice(i, i + n).join(' ');
+      for (const term of map.entries.get(key) ?? []) {
         if (!own.has(term)) found.add(term);
       }
     }

@@ -240,6 +240,8 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
         }
       }
       const { ids, scores } = candidates(n);
+      const { minSimilarity } = DEFAULTS.ngram;
+      const queryGrams = grams.size;
       let kept = 0;
       for (let i = 0; i < n; i++) {
         const id = reached[i]!;
@@ -247,8 +249,8 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
         shared[id] = 0;
         if (accept && !accept(id)) continue;
         // Cosine over gram sets; a few shared grams ("ate", "te$") are chance, not evidence.
-        const score = count / Math.sqrt(grams.size * gramCounts[id]!);
-        if (score < DEFAULTS.ngram.minSimilarity) continue;
+        const score = count / Math.sqrt(queryGrams * gramCounts[id]!);
+        if (score < minSimilarity) continue;
         ids[kept] = id;
         scores[kept] = score;
         kept++;
