@@ -344,7 +344,7 @@ export class ToolSearch {
     const docs: IndexedDoc[] = [];
     const memo = new AnalysisMemo();
     valid.forEach((tool, i) => {
-      const extra = { added: added[i], pack: this.packPhrasings(tool) };
+      const extra = { added: added[i], pack: this.packPhrasings(tool, memo) };
       let doc = analyzeTool(tool, this.nextId + i, extra, memo);
       const uses = this.uses.get(tool.name);
       // Learned before the tool was (re-)added: its uses are attributed to its own text.
@@ -360,10 +360,10 @@ export class ToolSearch {
   }
 
   /** The pack's phrasings for a tool, unless the pack is off or the tool is not in it. */
-  private packPhrasings(tool: ToolDefinition): readonly string[] | undefined {
+  private packPhrasings(tool: ToolDefinition, memo: AnalysisMemo): readonly string[] | undefined {
     if (!this.pack) return undefined;
     const source = this.pack.source ?? PhrasingPack.shipped();
-    return source.match(tool, this.pack.exclude)?.phrasings;
+    return source.match(tool, this.pack.exclude, memo)?.phrasings;
   }
 
   /** Re-index one tool in place (same id, so ties still break by insertion order). */

@@ -15,7 +15,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyze } from './analysis/analyze.js';
+import { type AnalysisMemo, analyze } from './analysis/analyze.js';
 import { bareName, compactKey } from './analysis/identifier.js';
 import { normalizeText } from './analysis/normalize.js';
 import { readTools } from './dataset.js';
@@ -87,8 +87,9 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return both / (a.size + b.size - both);
 }
 
-const descriptionKey = (text: string | undefined) =>
-  normalizeText(text ?? '', DEFAULTS.analysis.maxTextChars).toLowerCase();
+/** A description as compared for an exact match; `memo` remembers the normalisation for analysis. */
+const descriptionKey = (text: string | undefined, memo?: AnalysisMemo) =>
+  (memo ? memo.normalize(text ?? '') : normalizeText(text ?? '')).toLowerCase();
 
 function parameterNames(tool: ToolDefinition): Set<string> {
   const properties = tool.inputSchema?.properties;
@@ -153,11 +154,16 @@ export class PhrasingPack {
    * are left out (leave-one-server-out measurement): a tool recognised as an excluded
    * server's tool gets nothing, never a lesser match from another server.
    */
-  match(tool: ToolDefinition, exclude?: ReadonlySet<string>): PackMatch | undefined {
+  match(tool: ToolDefinition, exclude?: ReadonlySet<string>, memo?: AnalysisMemo): PackMatch | undefined {
     const candidates = this.byBareName.get(compactKey(bareName(tool.name)));
     if (!candidates) return undefined;
-    const description = descriptionKey(tool.description);
-    const own = { terms: new Set(analyze(tool.description ?? '')), params: parameterNames(tool) };
+    // With the memo of the add() indexing this tool, its description is analysed once for both.
+    const text = tool.description ?? '';
+    const description = descriptionKey(text, memo);
+    const own = {
+      terms: new Set(memo ? memo.analyze(text) : analyze(text)),
+      params: parameterNames(tool),
+    };
     let best: { fingerprint: Fingerprint; score: number; how: PackMatch['how'] } | undefined;
     for (const fingerprint of candidates) {
       let score: number;
