@@ -46,6 +46,7 @@ const EDGE_TEXTS = [
   'e \u0301accent after a space; 中文 chunk中文', // a combining mark opening a chunk; CJK inside one
   'GET/api/v2?user=ME&limit=10 [cls] [UNK]x ~`!@#$%^&*()_+-={}|[]\\:";\'<>,.? EMAIL.Send', // ASCII look-ups
   'CamelCaseWord 3.14159 x1y2z3 emailaddress mail-merge re-send', // known and unknown ASCII words
+  `${'x'.repeat(150)} send ${'weather'.repeat(20)}-email ${'a'.repeat(100)}`, // pieces over WordPiece's 100 characters
 ];
 
 function fixtureTexts(): string[] {

@@ -90,6 +90,8 @@ interface Loaded {
   words?: WordTable;
   maxTokens: number;
   speller?: WordSpeller;
+  /** The embedder's one pool: embed() starts, fills and takes it per text, with no await between. */
+  pool: MeanPool;
 }
 
 /**
@@ -108,6 +110,14 @@ interface WordTable {
   maxChars: number;
   /** Added tokens: matched in the raw text before normalisation. */
   specials: readonly string[];
+  /**
+   * The one id the tokenizer gives any piece not in the vocabulary, when it gives one:
+   * WordLevel's unknown token, and WordPiece's when the vocabulary holds no continuing
+   * pieces ("##ing"), so that no word can be spelt from pieces. Undefined otherwise (the
+   * tokenizer is asked). At 10k tools it was asked about 2,369 unknown ASCII words, each
+   * giving [UNK]: ~36 ms CPU of the ~480 ms the embedding of a cold build took (load 8).
+   */
+  unknownId: number | undefined;
 }
 
 /** The word table of a tokenizer.json, or undefined when its pipeline is not the word-level BERT one. */
@@ -122,11 +132,16 @@ function wordTable(json: TokenizerJson, vocab: ReadonlyMap<string, number>): Wor
         ? (model.max_input_chars_per_word ?? 100)
         : undefined;
   if (maxChars === undefined) return undefined;
+  const unknown = typeof model?.unk_token === 'string' ? vocab.get(model.unk_token) : undefined;
+  const continuing = model?.type === 'WordPiece' ? (model.continuing_subword_prefix ?? '##') : undefined;
+  let pieces = false;
+  if (continuing !== undefined) for (const token of vocab.keys()) pieces ||= token.startsWith(continuing);
   return {
     vocab,
     lowercase: normalizer.lowercase !== false,
     maxChars,
     specials: (json.added_tokens ?? []).map((token) => token.content).filter((text) => text !== ''),
+    unknownId: pieces ? undefined : unknown,
   };
 }
 
@@ -139,7 +154,13 @@ interface TokenizerJson {
   normalizer?: { type?: string; lowercase?: boolean } | null;
   pre_tokenizer?: { type?: string } | null;
   post_processor?: unknown;
-  model?: { type?: string; vocab?: Record<string, unknown>; max_input_chars_per_word?: number };
+  model?: {
+    type?: string;
+    vocab?: Record<string, unknown>;
+    max_input_chars_per_word?: number;
+    unk_token?: unknown;
+    continuing_subword_prefix?: string;
+  };
   added_tokens?: { content: string }[];
 }
 
@@ -178,39 +199,36 @@ export class StaticEmbedder implements Embedder {
 
   async embed(texts: readonly string[], kind: EmbedKind): Promise<Float32Array[]> {
     const loaded = await this.getLoaded();
-    const { model, maxTokens, speller } = loaded;
+    const { maxTokens, speller, pool } = loaded;
     const prefix = kind === 'query' ? this.queryPrefix : this.documentPrefix;
     return texts.map((text) => {
       const input = prefix + (kind === 'query' && speller ? speller.correct(text) : text);
-      // Truncated like the pipeline's tokenizer call (truncation: true, model_max_length).
-      const ids = this.encodeWords(loaded, input);
-      return embedIds(model, ids.length > maxTokens ? ids.slice(0, maxTokens) : ids);
+      // The ids of each chunk go straight into the pool, in order, up to maxTokens (truncated
+      // like the pipeline's tokenizer call: truncation: true, model_max_length).
+      pool.start();
+      for (const chunk of input.split(' ')) {
+        if (chunk === '') continue;
+        for (const id of this.chunk(loaded, chunk)) {
+          if (pool.size >= maxTokens) return pool.take();
+          pool.add(id);
+        }
+      }
+      return pool.take();
     });
   }
 
-  /** Token ids per space-separated chunk of text (see encodeWords); bounded like the analysis memos. */
+  /** Token ids per space-separated chunk of text (see chunk()); bounded like the analysis memos. */
   private readonly chunkIds = new Map<string, readonly number[]>();
 
   /**
-   * tokenizer.encode(text).ids, one space-separated chunk at a time, each chunk's ids
-   * memoised. Encoding was most of a cold 10k-tool build (registries repeat their words),
-   * and it is exact: the BERT normaliser and pre-tokenizer of a word-level model act on
-   * each character or each whitespace-delimited run, special tokens hold no space, and no
-   * post-processor adds tokens, so the ids of a text are the ids of its chunks in order
-   * (test/embedding-static.test.ts compares the two on edge cases and the fixtures). A
-   * chunk of ASCII is looked up piece by piece (wordIds): running the tokenizer on each
-   * new chunk was a fifth of a cold 10k-tool build.
+   * The ids of one space-free chunk, memoised: tokenizer.encode(text).ids is the ids of
+   * its chunks in order. Encoding was most of a cold 10k-tool build (registries repeat
+   * their words), and it is exact: the BERT normaliser and pre-tokenizer of a word-level
+   * model act on each character or each whitespace-delimited run, special tokens hold no
+   * space, and no post-processor adds tokens (test/embedding-static.test.ts compares the
+   * two on edge cases and the fixtures). A chunk of ASCII is looked up piece by piece
+   * (wordIds): running the tokenizer on each new chunk was a fifth of a cold 10k-tool build.
    */
-  private encodeWords(loaded: Loaded, text: string): number[] {
-    const ids: number[] = [];
-    for (const chunk of text.split(' ')) {
-      if (chunk === '') continue;
-      for (const id of this.chunk(loaded, chunk)) ids.push(id);
-    }
-    return ids;
-  }
-
-  /** The ids of one space-free chunk, memoised. */
   private chunk(loaded: Loaded, chunk: string): readonly number[] {
     let chunkIds = this.chunkIds.get(chunk);
     if (chunkIds === undefined) {
@@ -234,7 +252,7 @@ export class StaticEmbedder implements Embedder {
     const pieces = (table.lowercase ? chunk.toLowerCase() : chunk).match(ASCII_PIECES) ?? [];
     const ids: number[] = [];
     for (const piece of pieces) {
-      const id = piece.length <= table.maxChars ? table.vocab.get(piece) : undefined;
+      const id = (piece.length <= table.maxChars ? table.vocab.get(piece) : undefined) ?? table.unknownId;
       if (id !== undefined) ids.push(id);
       else if (pieces.length === 1) return undefined;
       else for (const pieceId of this.chunk(loaded, piece)) ids.push(pieceId);
@@ -284,7 +302,10 @@ export class StaticEmbedder implements Embedder {
     const json = tokenizerJson as TokenizerJson;
     const vocab = new Map<string, number>();
     let largest = -1;
-    for (const [token, id] of Object.entries(json.model?.vocab ?? {})) {
+    const tokens = json.model?.vocab ?? {};
+    // Keys, then each value: Object.entries made a pair per token, ~50 -> ~20 ms for 40,930.
+    for (const token of Object.keys(tokens)) {
+      const id = tokens[token];
       if (typeof id !== 'number') continue;
       vocab.set(token, id);
       if (id > largest) largest = id;
@@ -301,6 +322,7 @@ export class StaticEmbedder implements Embedder {
     const maxLength = (tokenizerConfig as { model_max_length?: unknown }).model_max_length;
     return {
       model,
+      pool: new MeanPool(model),
       tokenizer,
       maxTokens: typeof maxLength === 'number' && maxLength > 0 ? maxLength : Number.POSITIVE_INFINITY,
       words,
@@ -309,31 +331,66 @@ export class StaticEmbedder implements Embedder {
   }
 }
 
+/** The vector of a text's token ids: MeanPool over them. */
+export function embedIds(model: StaticModel, ids: readonly number[]): Float32Array {
+  const pool = new MeanPool(model); // empty: new
+  for (const id of ids) pool.add(id);
+  return pool.take();
+}
+
 /**
  * Mean of the tokens' rows, then L2-normalised, in the pipeline's precision: each
  * token value float32(int8 * scale) (ONNX Cast + Mul), summed per dimension in
  * float64 in token order and the mean rounded to float32 (transformers.js
  * mean_pooling); the norm a float32 running sum of squares, its square root by
  * `** 0.5`, each value divided and rounded to float32 (Tensor.normalize).
+ * Tokens are added one by one as they are looked up, into sums reused text after text:
+ * an id array and two scratch arrays per text were garbage a cold 10k-tool build collected.
  */
-export function embedIds(model: StaticModel, ids: readonly number[]): Float32Array {
-  const { dims, table, scales } = model;
-  const out = new Float32Array(dims);
-  if (ids.length === 0) return out;
-  const sums = new Float64Array(dims);
-  for (const id of ids) {
+export class MeanPool {
+  private readonly sums: Float64Array;
+  private count = 0;
+
+  constructor(private readonly model: StaticModel) {
+    this.sums = new Float64Array(model.dims);
+  }
+
+  /** Tokens added since the last start(). */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Empty the pool for the next text (after a take(), or a text abandoned by an error). */
+  start(): void {
+    this.sums.fill(0);
+    this.count = 0;
+  }
+
+  add(id: number): void {
+    const { dims, table, scales } = this.model;
+    const { sums } = this;
     const scale = scales[id]!;
     const base = id * dims;
     for (let k = 0; k < dims; k++) sums[k]! += Math.fround(table[base + k]! * scale);
+    this.count++;
   }
-  for (let k = 0; k < dims; k++) out[k] = sums[k]! / ids.length;
-  const squares = new Float32Array(1);
-  for (let k = 0; k < dims; k++) squares[0] = squares[0]! + out[k]! ** 2;
-  const norm = Math.fround(squares[0]! ** 0.5);
-  // No known word: every row is zero. No direction, so a zero vector, not 0/0.
-  if (norm === 0) return out.fill(0);
-  for (let k = 0; k < dims; k++) out[k] = out[k]! / norm;
-  return out;
+
+  /** The pooled vector of the tokens added since start(). */
+  take(): Float32Array {
+    const { dims } = this.model;
+    const { sums } = this;
+    const out = new Float32Array(dims);
+    const count = this.count;
+    if (count === 0) return out;
+    for (let k = 0; k < dims; k++) out[k] = sums[k]! / count;
+    let squares = 0; // float32, as a Float32Array(1) running sum holds it
+    for (let k = 0; k < dims; k++) squares = Math.fround(squares + out[k]! ** 2);
+    const norm = Math.fround(squares ** 0.5);
+    // No known word: every row is zero. No direction, so a zero vector, not 0/0.
+    if (norm === 0) return out.fill(0);
+    for (let k = 0; k < dims; k++) out[k] = out[k]! / norm;
+    return out;
+  }
 }
 
 /** load() found a graph other than the static one: the folder needs an ONNX runtime. */
