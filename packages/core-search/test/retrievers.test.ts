@@ -203,6 +203,12 @@ describe('ngram grams read as numbers', () => {
     expect(loaded.importState!(state, names.length)).toBe(true);
     for (const query of queries)
       expect(loaded.retrieve(analyzeQuery(query), 10)).toEqual(ngram.retrieve(analyzeQuery(query), 10));
+    // Adding to a loaded state copies the saved lists it grows, never writes into them.
+    const saved = Int32Array.from(state.arrays!.ids as Int32Array);
+    loaded.add([docs.get(4)!]);
+    for (const query of queries)
+      expect(loaded.retrieve(analyzeQuery(query), 10)).toEqual(cosines(query, [...docs.keys()]));
+    expect(state.arrays!.ids).toEqual(saved);
   });
 });
 

@@ -19,15 +19,14 @@ interface GramList {
   length: number;
   /** The document whose grams were last counted into this list (a name repeats grams). */
   stamp: number;
+  /** Ids an add() is about to write (0 between adds). */
+  pending: number;
 }
 
-/** Add `id` to the ascending ids (appended unless a tool is re-indexed under an old id). */
+const EMPTY_IDS = new Int32Array(0);
+
+/** Put `id` into the ascending ids, which have room for it (appended unless a tool is re-indexed under an old id). */
 function insertId(list: GramList, id: number): void {
-  if (list.length === list.ids.length) {
-    const grown = new Int32Array(list.length * 2);
-    grown.set(list.ids);
-    list.ids = grown;
-  }
   let at = list.length;
   while (at > 0 && list.ids[at - 1]! > id) at--;
   list.ids.copyWithin(at + 1, at, list.length);
@@ -84,13 +83,13 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
     const index = code >= 0 ? byCode[code]! : (byText.get(gram) ?? -1);
     return index < 0 ? undefined : lists[index];
   };
-  /** A new gram's list, holding `ids` (length `length`). */
-  const newList = (gram: string, ids: Int32Array, length: number, code: number): GramList => {
-    const list = { gram, ids, length, stamp: -1 };
-    if (code >= 0) byCode[code] = lists.length;
-    else byText.set(gram, lists.length);
-    lists.push(list);
-    return list;
+  /** A new gram's list, holding `ids` (length `length`); returns its index. */
+  const newList = (gram: string, ids: Int32Array, length: number, code: number): number => {
+    const index = lists.length;
+    if (code >= 0) byCode[code] = index;
+    else byText.set(gram, index);
+    lists.push({ gram, ids, length, stamp: -1, pending: 0 });
+    return index;
   };
   /** Distinct grams per doc id, read for every candidate of every search. */
   let gramCounts = new Int32Array(64);
@@ -102,8 +101,18 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
   return {
     name: 'ngram',
     add(added: readonly IndexedDoc[]) {
-      for (const doc of added) {
-        const id = doc.id;
+      // Each document's distinct grams as list indexes, in document order; then every
+      // touched list grows once (to exactly its size when the gram is new, as in a first
+      // build), then the ids are written. Growing lists by doubling as ids came, and
+      // trimming the slack after, copied every list two or three times.
+      const texts = added.map((doc) => `^${doc.nameWords.join('')}$`);
+      let bound = 0;
+      for (const text of texts) bound += Math.max(0, text.length - gramLength + 1);
+      const sequence = new Int32Array(bound);
+      const touched: number[] = [];
+      let at = 0;
+      for (let d = 0; d < added.length; d++) {
+        const id = added[d]!.id;
         capacity = Math.max(capacity, id + 1);
         if (capacity > gramCounts.length) {
           const grown = new Int32Array(Math.max(capacity, gramCounts.length * 2));
@@ -111,25 +120,41 @@ export function createNgramRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
           gramCounts = grown;
         }
         // The grams of charNgrams(doc.nameWords), each counted once per document.
-        const text = `^${doc.nameWords.join('')}$`;
+        const text = texts[d]!;
         let distinct = 0;
         for (let i = 0; i + gramLength <= text.length; i++) {
           const code = codes > 0 ? gramCode(text, i, gramLength) : -1;
           const gram = code >= 0 ? undefined : text.slice(i, i + gramLength);
-          const index = code >= 0 ? byCode[code]! : (byText.get(gram!) ?? -1);
-          const list =
-            index >= 0
-              ? lists[index]!
-              : newList(gram ?? text.slice(i, i + gramLength), new Int32Array(1), 0, code);
+          let index = code >= 0 ? byCode[code]! : (byText.get(gram!) ?? -1);
+          if (index < 0) index = newList(gram ?? text.slice(i, i + gramLength), EMPTY_IDS, 0, code);
+          const list = lists[index]!;
           if (list.stamp === id) continue;
           list.stamp = id;
-          insertId(list, id);
+          if (list.pending++ === 0) touched.push(index);
+          sequence[at++] = index;
           distinct++;
         }
         gramCounts[id] = distinct;
       }
-      // An add that (at least) doubled the index, such as the first, leaves the lists as
-      // long as they will stay for a while: their doubling slack is given back.
+      for (const index of touched) {
+        const list = lists[index]!;
+        const needed = list.length + list.pending;
+        list.pending = 0;
+        const size = list.ids.length;
+        if (needed <= size) continue;
+        // A view of a saved array (its size is its length) is copied here, never written.
+        const grown = new Int32Array(size === 0 ? needed : Math.max(needed, size * 2));
+        grown.set(list.ids.subarray(0, list.length));
+        list.ids = grown;
+      }
+      at = 0;
+      for (let d = 0; d < added.length; d++) {
+        const id = added[d]!.id;
+        const end = at + gramCounts[id]!;
+        for (; at < end; at++) insertId(lists[sequence[at]!]!, id);
+      }
+      // An add that (at least) doubled the index leaves the lists as long as they will stay
+      // for a while: the doubling slack of lists that held ids before is given back.
       indexed += added.length;
       if (added.length * 2 >= indexed) {
         for (const list of lists) {
