@@ -582,6 +582,14 @@ export class Corpus {
       const idf = weight * this.idfOf(list.ids.length) * (k1 + 1);
       const { ids } = list;
       const tfs = this.fieldWeightedTfs(list, shape);
+      if (!accept && !base) {
+        // The common case (no toolset filter, the shared own-term sum) in a loop of its own.
+        for (let i = 0; i < ids.length; i++) {
+          const weighted = tfs[i]!;
+          scores.add(ids[i]!, (idf * weighted) / (k1 + weighted));
+        }
+        continue;
+      }
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
         if (accept && !accept(id)) continue;
