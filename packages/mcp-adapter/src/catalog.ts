@@ -120,6 +120,11 @@ export class Catalog {
       entries = entries.filter((_, i) => !bad.has(i));
       this.engine.add(entries.map(toEngineTool));
     }
+    this.indexed(entries);
+  }
+
+  /** Tools now in the engine: kept here, given back their added phrasings, announced. */
+  private indexed(entries: readonly CatalogTool[]): void {
     for (const entry of entries) this.tools.set(entry.name, entry);
     const engine = this.engine as unknown as PhrasingEngine;
     for (const entry of entries) {
@@ -133,24 +138,33 @@ export class Catalog {
   /**
    * Takes over a saved index (toBytes() of a catalog that indexed exactly `toolsets`, by
    * setToolset in this order) instead of indexing the tools again: the gateway's index cache.
-   * Only into an empty catalog. The tools the index does not hold are the ones the engine
-   * rejected when it was built, logged as setToolset logs them. Throws INVALID_INDEX (the
-   * saved index's own checks, or an index that does not hold these toolsets) and then leaves
-   * the catalog as it was.
+   * The catalog then holds those toolsets and no other tools; added phrasings are applied again
+   * and the onIndexed listeners told, as after setToolset. The tools the index does not hold are
+   * the ones the engine rejected when it was built, logged as setToolset logs them. Throws
+   * INVALID_INDEX (the saved index's own checks, or an index that does not hold these toolsets)
+   * and then leaves the catalog as it was.
    */
   restore(index: Uint8Array, toolsets: ReadonlyMap<string, readonly Tool[]>): void {
-    if (this.tools.size > 0) throw new Error('Catalog.restore: the catalog already has tools');
     // The saved index keeps the pack setting it was built with; passing one re-analyses every tool.
     const { pack: _pack, ...options } = this.engineOptions;
     const engine = ToolSearch.load(index, options);
     const held = new Map(engine.toolsets().map((t) => [t.name, t.toolCount]));
     const entries: CatalogTool[] = [];
+    let probe: Probe | undefined;
     for (const [toolset, tools] of toolsets) {
       const kept = tools.filter((definition) => engine.has(definition.name));
       if (kept.length !== (held.get(toolset) ?? 0))
         throw new ToolSearchError(
           'INVALID_INDEX',
           `toolsearch: invalid index: toolset ${toolset} has ${held.get(toolset) ?? 0} tools in the index, ${kept.length} of its ${tools.length} listed`,
+        );
+      const missing = tools.filter((definition) => !engine.has(definition.name));
+      if (missing.length > 0) probe ??= new Probe(this.engineOptions);
+      const indexable = missing.find((definition) => probe?.accepts(definition, toolset));
+      if (indexable)
+        throw new ToolSearchError(
+          'INVALID_INDEX',
+          `toolsearch: invalid index: it lacks ${indexable.name}, which the engine accepts`,
         );
       if (kept.length < tools.length)
         this.log(
@@ -164,9 +178,8 @@ export class Catalog {
         `toolsearch: invalid index: it holds ${engine.size} tools, the toolsets ${entries.length}`,
       );
     this.engine = engine;
-    for (const entry of entries) this.tools.set(entry.name, entry);
-    const names = entries.map((e) => e.name);
-    for (const listener of this.indexedListeners) listener(names);
+    this.tools.clear();
+    this.indexed(entries);
   }
 
   /** The index as bytes (core-search's saved index), for restore(). */
@@ -260,6 +273,33 @@ export class Catalog {
 
   private existing(toolset: string): Tool[] {
     return this.toolsOf(toolset).map((n) => (this.tools.get(n) as CatalogTool).definition);
+  }
+}
+
+/**
+ * Tells whether the engine indexes a tool (restore: a listed tool missing from a saved index
+ * must be one the engine refused, else the index is not the one built from these lists). One
+ * lexical engine with the catalog's limits for all the tools asked about: validation depends on
+ * the limits, not on the strategies.
+ */
+class Probe {
+  private readonly engine: ToolSearch;
+
+  constructor(options: EngineOptions) {
+    this.engine = new ToolSearch({
+      embedding: false,
+      pack: false,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
+  }
+
+  accepts(definition: Tool, toolset: string): boolean {
+    try {
+      this.engine.add([toEngineTool({ name: definition.name, toolset, definition })]);
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,10 +28,11 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function runCli(args: string[]) {
+function runCli(args: string[], env?: NodeJS.ProcessEnv) {
   return spawnSync(process.execPath, [TSX, '--conditions=toolsearch-source', CLI, ...args], {
     encoding: 'utf8',
     timeout: 60_000,
+    ...(env ? { env } : {}),
   });
 }
 
@@ -110,6 +111,24 @@ describe('toolsearch-mcp CLI', () => {
     const shown = runCli(['--version']);
     expect(shown.status).toBe(0);
     expect(shown.stdout).toBe(`${version}\n`);
+  });
+
+  it('keeps its index in the cache directory between starts; --no-index-cache does not read it', () => {
+    // The test run switches the cache off by environment; these starts use one of their own.
+    const env = { ...process.env, XDG_CACHE_HOME: join(dir, 'cache-home'), TOOLSEARCH_NO_INDEX_CACHE: '' };
+    const args = ['--config', configPath, '--report-tokens'];
+    const first = runCli(args, env);
+    expect(first.status).toBe(0);
+    expect(first.stderr).not.toContain('loaded the index');
+    expect(readdirSync(join(dir, 'cache-home', 'toolsearch', 'indexes'))).toHaveLength(1);
+    const second = runCli(args, env);
+    expect(second.status).toBe(0);
+    expect(second.stderr).toMatch(/loaded the index of \d+ tools/);
+    expect(second.stdout).toBe(first.stdout);
+    const off = runCli([...args, '--no-index-cache'], env);
+    expect(off.status).toBe(0);
+    expect(off.stderr).not.toContain('loaded the index');
+    expect(off.stdout).toBe(first.stdout);
   });
 
   it('--report-tokens fails when no upstream gave any tools', () => {

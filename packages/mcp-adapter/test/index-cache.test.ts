@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { DEFAULT_RETRIEVERS } from '@toolsearch/core-search/internals';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamConfig } from '../src/gateway/config.js';
-import { Gateway, type GatewayOptions } from '../src/index.js';
+import { Catalog, Gateway, type GatewayOptions } from '../src/index.js';
 import { FileUsageStore } from '../src/learn/file-store.js';
 import { filesystemServer, fixtureServer, memoryServer } from './fixtures/servers.js';
 
@@ -229,5 +229,84 @@ describe('gateway index cache', () => {
     const xdg = join(dir, 'xdg');
     await withGateway({ indexCache: undefined, env: { XDG_CACHE_HOME: xdg } }, async () => {});
     expect(entries(join(xdg, 'toolsearch', 'indexes'))).toHaveLength(1);
+  });
+});
+
+describe('Catalog.restore', () => {
+  const tool = (name: string, description: string) => ({
+    name,
+    description,
+    inputSchema: { type: 'object' as const, properties: { text: { type: 'string' } } },
+  });
+  const toolsets = new Map([
+    [
+      'mail',
+      [tool('mail__send_email', 'Send an email to a recipient'), tool('mail__list_inbox', 'List emails')],
+    ],
+    ['files', [tool('files__read_file', 'Read a file from disk'), tool('files__write_file', 'Write a file')]],
+  ]);
+  const built = () => {
+    const catalog = new Catalog({ engine: { embedding: false }, log: () => {} });
+    for (const [name, tools] of toolsets) catalog.setToolset(name, tools);
+    return catalog;
+  };
+  const ranking = async (catalog: Catalog, query: string) =>
+    (await catalog.search(query, { limit: 4 })).results.map((r) => [r.name, r.score]);
+
+  it('holds exactly the saved toolsets, ranks as the catalog that built them, and re-applies added phrasings', async () => {
+    const source = built();
+    const bytes = source.toBytes();
+    const target = new Catalog({ engine: { embedding: false }, log: () => {} });
+    target.setToolset('other', [tool('other__ping', 'Ping a host')]);
+    target.addPhrasings('other__ping', ['is the host up']);
+    const told: string[][] = [];
+    target.onIndexed((names) => told.push([...names]));
+    target.restore(bytes, toolsets);
+    expect(target.has('other__ping')).toBe(false);
+    expect(target.toolsOf('mail')).toEqual(['mail__send_email', 'mail__list_inbox']);
+    expect(told).toEqual([['mail__send_email', 'mail__list_inbox', 'files__read_file', 'files__write_file']]);
+    for (const query of ['send an email', 'read a file', 'write'])
+      expect(await ranking(target, query)).toEqual(await ranking(source, query));
+
+    // Added phrasings kept by the catalog reach the restored engine, as after setToolset.
+    const withPhrasing = built();
+    withPhrasing.addPhrasings('files__read_file', ['open my notes']);
+    withPhrasing.restore(bytes, toolsets);
+    expect((await withPhrasing.search('open my notes', { limit: 1 })).results[0]?.name).toBe(
+      'files__read_file',
+    );
+  });
+
+  it('refuses an index that does not hold the listed toolsets, leaving the catalog as it was', async () => {
+    const bytes = built().toBytes();
+    const target = built();
+    const before = await ranking(target, 'send an email');
+    const other = new Map([...toolsets, ['extra', [tool('extra__x', 'Something else')]]]);
+    expect(() => target.restore(bytes, other)).toThrow(expect.objectContaining({ code: 'INVALID_INDEX' }));
+    const fewer = new Map([['mail', toolsets.get('mail')!]]);
+    expect(() => target.restore(bytes, fewer)).toThrow(expect.objectContaining({ code: 'INVALID_INDEX' }));
+    expect(() => target.restore(bytes.subarray(0, 100), toolsets)).toThrow(
+      expect.objectContaining({ code: 'INVALID_INDEX' }),
+    );
+    expect(target.size).toBe(4);
+    expect(await ranking(target, 'send an email')).toEqual(before);
+  });
+
+  it('takes a listed tool the engine refused as refused, not as missing from the index', () => {
+    const engine = { embedding: false as const, limits: { maxToolChars: 400 } };
+    const lists = new Map([['mail', [...toolsets.get('mail')!, tool('mail__huge', 'x '.repeat(300))]]]);
+    const lines: string[] = [];
+    const source = new Catalog({ engine, log: (l) => lines.push(l) });
+    source.setToolset('mail', lists.get('mail')!);
+    expect(source.has('mail__huge')).toBe(false);
+    const target = new Catalog({ engine, log: (l) => lines.push(l) });
+    target.restore(source.toBytes(), lists);
+    expect(target.toolsOf('mail')).toEqual(['mail__send_email', 'mail__list_inbox']);
+    expect(lines.at(-1)).toContain('skipped 1 tool(s) of mail');
+    // With a larger budget the same tool would be indexed: that index is not this one's.
+    const roomier = new Catalog({ engine: { embedding: false }, log: () => {} });
+    expect(() => roomier.restore(source.toBytes(), lists)).toThrow(
+      expect.objectContaining({ code: 'INVALID_INDEX' }),
+    );
   });
 });
