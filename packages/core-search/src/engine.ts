@@ -548,8 +548,9 @@ export class ToolSearch {
       }
     });
 
-    // Fused only as deep as the response reads: its results and the toolset evidence.
-    const fused = fuse(rankings, this.rrfK, Math.max(limit, DEFAULTS.fusion.toolsetEvidenceDepth));
+    // Fused only as deep as the response reads: its results and the toolset evidence; only
+    // the results carry which strategies matched them.
+    const fused = fuse(rankings, this.rrfK, Math.max(limit, DEFAULTS.fusion.toolsetEvidenceDepth), limit);
     const results: SearchResult[] = fused.slice(0, limit).map((hit) => {
       const doc = this.docs.get(hit.id)!;
       return {

@@ -58,6 +58,8 @@ export function fuse(
   rankings: readonly StrategyRanking[],
   k: number,
   limit: number = Number.POSITIVE_INFINITY,
+  /** Only the best `detail` fused hits get their matchedBy list (the rest an empty one): a search shows fewer hits than it reads. */
+  detail: number = limit,
 ): FusedHit[] {
   let total = 0;
   for (const { hits } of rankings) total += hits.length;
@@ -139,7 +141,7 @@ export function fuse(
   if (outputOf.length < slots) outputOf = new Int32Array(Math.max(slots, outputOf.length * 2));
   outputOf.fill(-1, 0, slots);
   for (const slot of chosen) {
-    outputOf[slot] = fused.length;
+    outputOf[slot] = fused.length < detail ? fused.length : -1;
     fused.push({ id: ids[slot]!, score: scores[slot]!, pinned: pinned[slot] === 1, matchedBy: [] });
   }
   at = 0;

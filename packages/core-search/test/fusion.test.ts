@@ -104,6 +104,19 @@ describe('fuse (weighted reciprocal-rank fusion)', () => {
     expect(b.map((hit) => hit.id)).toEqual([3, 8]);
   });
 
+  it('gives only the best `detail` fused hits their matchedBy, ranking them all alike', () => {
+    const rankings = [
+      { strategy: 'keyword' as const, weight: 1, hits: [1, 2, 3, 4].map((id) => ({ id, score: 5 - id })) },
+      { strategy: 'tfidf' as const, weight: 1, hits: [4, 3, 2].map((id) => ({ id, score: id })) },
+    ];
+    const full = fuse(rankings, 60, 4);
+    const brief = fuse(rankings, 60, 4, 2);
+    expect(brief.map(({ id, score }) => [id, score])).toEqual(full.map(({ id, score }) => [id, score]));
+    expect(brief.slice(0, 2)).toEqual(full.slice(0, 2));
+    expect(brief.slice(2).map((hit) => hit.matchedBy)).toEqual([[], []]);
+    expect(full[2]!.matchedBy.length).toBeGreaterThan(0);
+  });
+
   it('puts pinned hits first even with a lower fused score', () => {
     const fused = fuse(
       [

@@ -30,8 +30,9 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
       const matched: string[] = [];
       query.terms.forEach((term, i) => {
         const word = query.words[i] ?? term;
-        if (corpus.df(term) > 0) terms.push({ term, weight: 1 });
-        if (corpus.df(term) >= DEFAULTS.fuzzy.knownDf) return;
+        const df = corpus.df(term);
+        if (df > 0) terms.push({ term, weight: 1 });
+        if (df >= DEFAULTS.fuzzy.knownDf) return;
         const edits = maxEdits(word);
         if (edits === 0) return;
         const near: { term: string; d: number }[] = [];

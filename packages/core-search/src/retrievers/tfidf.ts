@@ -117,9 +117,16 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
         const q = Math.log1p(count) * weight * weight;
         const { ids } = list;
         const tfs = logTfs(list, shape);
+        if (accept) {
+          for (let i = 0; i < ids.length; i++) {
+            const id = ids[i]!;
+            if (accept(id)) scores.add(id, (q * tfs[i]!) / (docNorms[id] || 1));
+          }
+          continue;
+        }
+        // No toolset filter (most searches): no check per posting.
         for (let i = 0; i < ids.length; i++) {
           const id = ids[i]!;
-          if (accept && !accept(id)) continue;
           scores.add(id, (q * tfs[i]!) / (docNorms[id] || 1));
         }
       }
