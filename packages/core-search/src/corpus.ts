@@ -217,17 +217,21 @@ export class Corpus {
   private append(docs: readonly IndexedDoc[]): void {
     let total = 0;
     for (const doc of docs) for (const field of FIELD_NAMES) total += doc.fields[field].length;
-    // Term ids of every token, in document and field order: each term is looked up once.
+    // Term ids of each distinct term array of the add, in order of first appearance (each
+    // term looked up once), and per document and field where its array's ids start. Documents
+    // share one array per distinct text (AnalysisMemo: forks and mirrors repeat descriptions
+    // and schemas): a field whose array was met before reads the ids written for it then,
+    // instead of looking each term up again (the term Map lookup per token was a third of
+    // append(); 86% of the tokens of the ~100k-tool corpus, 32% of the 10k one, are in an
+    // array met before) or writing them again (the ids of every token were 17 MB at 100k
+    // tools; the pages of `sequence` never written are never resident).
     const sequence = new Int32Array(total);
-    // Where a field's term array was first interned into `sequence`. Documents share one
-    // array per distinct text (AnalysisMemo: forks and mirrors repeat descriptions and
-    // schemas), and its ids are copied from there instead of looking each term up again:
-    // the term Map lookup per token was a third of append() (86% of the tokens of the
-    // ~100k-tool corpus, 32% of the 10k one, are in an array met before).
+    const starts = new Int32Array(docs.length * FIELDS);
     const interned = new Map<readonly string[], number>();
     const touched: number[] = [];
-    let at = 0;
-    for (const doc of docs) {
+    let written = 0;
+    for (let d = 0; d < docs.length; d++) {
+      const doc = docs[d]!;
       const id = doc.id;
       this.ensureCapacity(id + 1);
       this.idEnd = id + 1;
@@ -238,14 +242,19 @@ export class Corpus {
         this.totalLengths[f]! += length;
         if (length === 0) continue;
         if (f === LEARNED) this.learnedDocs++;
-        const from = length > 1 ? interned.get(terms) : undefined;
-        if (from === undefined && length > 1) interned.set(terms, at);
+        const met = length > 1 ? interned.get(terms) : undefined;
+        const from = met ?? written;
+        if (met === undefined) {
+          if (length > 1) interned.set(terms, from);
+          written += length;
+        }
+        starts[d * FIELDS + f] = from;
         for (let i = 0; i < length; i++) {
-          const termId =
-            from === undefined
-              ? (this.termIds.get(terms[i]!) ?? this.newTerm(terms[i]!))
-              : sequence[from + i]!;
-          sequence[at++] = termId;
+          let termId: number;
+          if (met === undefined) {
+            termId = this.termIds.get(terms[i]!) ?? this.newTerm(terms[i]!);
+            sequence[from + i] = termId;
+          } else termId = sequence[from + i]!;
           // A term's first token in this document is a new posting.
           if (this.lastDoc[termId] !== id) {
             this.lastDoc[termId] = id;
@@ -265,13 +274,13 @@ export class Corpus {
       // No views exist while an index is first built: skip the hash lookup per term.
       if (this.lists.size > 0) this.lists.delete(this.termsById[termId]!);
     }
-    at = 0;
-    for (const doc of docs) {
-      const id = doc.id;
+    for (let d = 0; d < docs.length; d++) {
+      const id = docs[d]!.id;
       for (let f = 0; f < FIELDS; f++) {
         const base = FIELD_BASE[f]!;
-        const end = at + this.lengths[id * FIELDS + f]!;
-        for (; at < end; at++) {
+        const from = starts[d * FIELDS + f]!;
+        const end = from + this.lengths[id * FIELDS + f]!;
+        for (let at = from; at < end; at++) {
           const postings = this.byTerm[sequence[at]!]!;
           const last = postings.length - 1;
           if (last >= 0 && postings.ids[last] === id) {

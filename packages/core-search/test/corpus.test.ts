@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AnalysisMemo } from '../src/analysis/analyze.js';
 import { Corpus, FIELD_RADIX, fieldCount, uniqueTerms, weightedTf } from '../src/corpus.js';
 import { DEFAULTS, FIELD_NAMES } from '../src/defaults.js';
 import { analyzeTool } from '../src/internals.js';
@@ -11,6 +12,13 @@ const docs = [
   analyzeTool({ name: 'city_info', description: 'Facts about a city: population, area.' }, 1),
   analyzeTool({ name: 'stocks', description: 'Stock quotes.' }, 2),
 ];
+
+/** Every term's postings, by term. */
+const postingsOf = (corpus: Corpus) =>
+  [...corpus.terms()].sort().map((term) => {
+    const list = corpus.postingList(term)!;
+    return [term, [...list.ids], [...list.packed]];
+  });
 
 describe('Corpus', () => {
   it('packs per-field counts into one number per posting', () => {
@@ -184,11 +192,6 @@ describe('Corpus', () => {
       ),
       analyzeTool({ name: 'stock_alerts', description: 'Stock alerts for a city.' }, 5),
     ];
-    const postingsOf = (corpus: Corpus) =>
-      [...corpus.terms()].sort().map((term) => {
-        const list = corpus.postingList(term)!;
-        return [term, [...list.ids], [...list.packed]];
-      });
     const bulk = new Corpus();
     bulk.add(many);
     const single = new Corpus();
@@ -209,6 +212,27 @@ describe('Corpus', () => {
     single.add([analyzeTool({ name: 'more_weather', description: 'More weather.' }, 6)]);
     expect(postingsOf(bulk)).toEqual(postingsOf(single));
   });
+  it('builds the same postings from documents sharing term arrays (one analysis memo) as from copies', () => {
+    const tools = Array.from({ length: 12 }, (_, i) => ({
+      name: `m${i % 4}__${['get_weather', 'city_facts'][i % 2]}`,
+      description: ['Weather, weather for a city.', 'City facts.', 'Stock quotes for a city and a city.'][
+        i % 3
+      ],
+      inputSchema: { type: 'object', properties: { city: { type: 'string', description: 'The city' } } },
+    }));
+    const memo = new AnalysisMemo();
+    const shared = tools.map((tool, i) => analyzeTool(tool, i, {}, memo));
+    const copies = tools.map((tool, i) => analyzeTool(tool, i));
+    expect(shared[3]!.fields.description).toBe(shared[0]!.fields.description);
+    expect(copies[3]!.fields.description).not.toBe(copies[0]!.fields.description);
+    const bulk = new Corpus();
+    bulk.add(shared);
+    const single = new Corpus();
+    for (const doc of copies) single.add([doc]);
+    expect(postingsOf(bulk)).toEqual(postingsOf(single));
+    for (const field of FIELD_NAMES) expect(bulk.averageLength(field)).toBe(single.averageLength(field));
+  });
+
   it('scores BM25F exactly as a direct computation over the postings', () => {
     const { k1, b } = DEFAULTS.bm25;
     const fieldWeights = DEFAULTS.bm25.fieldWeights.keywords;
