@@ -99,6 +99,8 @@ interface Postings {
 }
 
 const EMPTY_IDS = new Int32Array(0);
+/** Beyond this many terms in one change, termsChangedSince scans the stamps (as cheap by then). */
+const MAX_CHANGED_NOW = 4096;
 const EMPTY_PACKED = new Float64Array(0);
 
 /** A copy of `array` in a new array of `size` elements, the rest filled with `fill`. */
@@ -125,6 +127,12 @@ export class Corpus {
   private readonly byTerm: (Postings | undefined)[] = [];
   /** Per term id: the corpus version at which its document frequency last changed. */
   private dfStamps = new Int32Array(64);
+  /**
+   * The terms stamped at `version`, while few (undefined past MAX_CHANGED_NOW, or after a
+   * saved index was adopted): termsChangedSince(version - 1), what a structure one change
+   * behind asks after each add(), visits them instead of every term's stamp.
+   */
+  private changedNow: number[] | undefined = [];
   /** Terms by id (undefined once vanished), to name a term found by id. */
   private readonly termsById: (string | undefined)[] = [];
   /** Scratch of a bulk add, per term id: the last document counted, and postings to come. */
@@ -202,7 +210,7 @@ export class Corpus {
    * (a tool re-indexed in place) take the one-posting-at-a-time path.
    */
   add(docs: readonly IndexedDoc[]): void {
-    this.version++;
+    this.nextVersion();
     let last = this.idEnd - 1;
     let ascending = true;
     for (const doc of docs) {
@@ -270,7 +278,7 @@ export class Corpus {
       this.pending[termId] = 0;
       const capacity = postings.ids.length;
       if (needed > capacity) grow(postings, capacity === 0 ? needed : Math.max(needed, capacity * 2));
-      this.dfStamps[termId] = this.version;
+      this.stampDf(termId);
       // No views exist while an index is first built: skip the hash lookup per term.
       if (this.lists.size > 0) this.lists.delete(this.termsById[termId]!);
     }
@@ -334,7 +342,7 @@ export class Corpus {
           continue;
         }
         if (this.lists.size > 0) this.lists.delete(term);
-        this.dfStamps[termId] = this.version;
+        this.stampDf(termId);
         if (at < 0 || postings.ids[at]! < id) append(postings, id, base);
         else insertSorted(postings, id, base, f); // an id below the last one: a re-added id
       }
@@ -343,7 +351,7 @@ export class Corpus {
   }
 
   remove(docs: readonly IndexedDoc[]): void {
-    this.version++;
+    this.nextVersion();
     for (const doc of docs) {
       for (let f = 0; f < FIELDS; f++) {
         this.totalLengths[f]! -= this.lengths[doc.id * FIELDS + f]!;
@@ -356,7 +364,7 @@ export class Corpus {
           const at = search(postings, doc.id);
           if (at < 0) continue; // already removed with an earlier field of this doc
           this.lists.delete(term);
-          this.dfStamps[termId] = this.version;
+          this.stampDf(termId);
           postings.ids.copyWithin(at, at + 1, postings.length);
           postings.packed.copyWithin(at, at + 1, postings.length);
           postings.length--;
@@ -372,25 +380,41 @@ export class Corpus {
     }
   }
 
+  private nextVersion(): void {
+    this.version++;
+    this.changedNow = [];
+  }
+
+  /** The term's document frequency changed in this version's change. */
+  private stampDf(termId: number): void {
+    if (this.dfStamps[termId] === this.version) return;
+    this.dfStamps[termId] = this.version;
+    if (this.changedNow && this.changedNow.push(termId) > MAX_CHANGED_NOW) this.changedNow = undefined;
+  }
+
   /**
    * Term ids whose document frequency changed after corpus version `since` (added,
-   * removed or vanished terms), for derived structures that update incrementally.
+   * removed or vanished terms), in ascending order, for derived structures that update
+   * incrementally.
    */
   termsChangedSince(since: number, visit: (termId: number, postings: PostingList | undefined) => void): void {
+    const view = (termId: number) => {
+      const postings = this.byTerm[termId];
+      visit(
+        termId,
+        postings && {
+          ids: postings.ids.subarray(0, postings.length),
+          packed: postings.packed.subarray(0, postings.length),
+        },
+      );
+    };
+    if (since === this.version - 1 && this.changedNow) {
+      for (const termId of this.changedNow.sort((a, b) => a - b)) view(termId);
+      return;
+    }
     const stamps = this.dfStamps;
     const terms = this.byTerm.length;
-    for (let termId = 0; termId < terms; termId++) {
-      if (stamps[termId]! > since) {
-        const postings = this.byTerm[termId];
-        visit(
-          termId,
-          postings && {
-            ids: postings.ids.subarray(0, postings.length),
-            packed: postings.packed.subarray(0, postings.length),
-          },
-        );
-      }
-    }
+    for (let termId = 0; termId < terms; termId++) if (stamps[termId]! > since) view(termId);
   }
 
   /** One past the largest term id ever given out. */
@@ -779,6 +803,7 @@ export class Corpus {
       }
     }
     this.dfStamps = new Int32Array(Math.max(64, terms.length)).fill(this.version);
+    this.changedNow = undefined; // every term: scan
     terms.forEach((term, t) => {
       if (this.termIds.has(term)) invalidIndex(`terms: "${term}" appears twice`);
       const from = starts[t]!;

@@ -340,6 +340,48 @@ describe('Corpus', () => {
     expect(values[8]).toBe(values[5]);
   });
 
+  it('names exactly the terms whose df changed, ascending, one change back or many', () => {
+    const corpus = new Corpus();
+    corpus.add(docs);
+    const dfs = () => new Map([...corpus.terms()].map((term) => [term, corpus.df(term)]));
+    // Term ids are internal: named through the corpus' own table (bracket access, a test's privilege).
+    const names = () => [...(corpus['termsById'] as (string | undefined)[])];
+    const changed = (since: number) => {
+      const seen: [number, number | undefined][] = [];
+      corpus.termsChangedSince(since, (termId, list) => seen.push([termId, list?.ids.length]));
+      return seen;
+    };
+    const cases: (() => void)[] = [
+      () => corpus.add([analyzeTool({ name: 'city_weather', description: 'Weather alerts for a city.' }, 3)]),
+      () => corpus.remove([docs[2]!]), // "stock" and "quot" vanish
+      () => corpus.add([analyzeTool({ name: 'stock_news', description: 'News about a stock.' }, 4)]),
+    ];
+    const start = corpus.version;
+    for (const change of cases) {
+      const before = dfs();
+      const since = corpus.version;
+      const namesBefore = names();
+      change();
+      const seen = changed(since);
+      const ids = seen.map(([termId]) => termId);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      const after = dfs();
+      const moved = [...new Set([...before.keys(), ...after.keys()])].filter(
+        (term) => before.get(term) !== after.get(term),
+      );
+      expect(seen.length).toBe(moved.length);
+      for (const [termId, df] of seen) {
+        const term = names()[termId] ?? namesBefore[termId];
+        expect(moved).toContain(term);
+        expect(df).toBe(after.get(term!)); // undefined: vanished
+      }
+    }
+    // Several changes back: the scan names every term any of them moved, in the same order.
+    const all = changed(start).map(([termId]) => termId);
+    expect(all).toEqual([...all].sort((a, b) => a - b));
+    expect(all.length).toBeGreaterThanOrEqual(changed(corpus.version - 1).length);
+  });
+
   it('measures how much of a query it knows', () => {
     const corpus = new Corpus();
     corpus.add(docs);
