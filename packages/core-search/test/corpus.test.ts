@@ -344,8 +344,8 @@ describe('Corpus', () => {
     const corpus = new Corpus();
     corpus.add(docs);
     const dfs = () => new Map([...corpus.terms()].map((term) => [term, corpus.df(term)]));
-    // Term ids are internal: named through the corpus' own table (bracket access, a test's privilege).
-    const names = () => [...(corpus['termsById'] as (string | undefined)[])];
+    // Term ids are internal: named through the corpus' own table (a test's privilege).
+    const names = () => [...(corpus as unknown as { termsById: (string | undefined)[] }).termsById];
     const changed = (since: number) => {
       const seen: [number, number | undefined][] = [];
       corpus.termsChangedSince(since, (termId, list) => seen.push([termId, list?.ids.length]));
