@@ -184,6 +184,22 @@ describe('FileUsageStore', () => {
     expect((await store.load()).uses).toHaveLength(1);
   });
 
+  it('removes a lock set aside by a breaker that died before removing it, and keeps a live one', async () => {
+    const file = join(dir, 'learned.json');
+    const gone = spawn(process.execPath, ['-e', '']);
+    await exited(gone);
+    // Fresh files (far younger than the stale age): only their process decides.
+    const deadAside = `${file}.lock.${gone.pid}.0badcafe.stale`;
+    const liveAside = `${file}.lock.${process.pid}.0facade0.stale`;
+    await writeFile(deadAside, JSON.stringify({ pid: 1, host: 'h', nonce: 'old', at: Date.now() }));
+    await writeFile(liveAside, JSON.stringify({ pid: 1, host: 'h', nonce: 'old', at: Date.now() }));
+    await new FileUsageStore({ file }).record({ uses: [{ query: 'a', tool: 't' }] });
+    expect((await readdir(dir)).sort()).toEqual([
+      'learned.json',
+      `learned.json.lock.${process.pid}.0facade0.stale`,
+    ]);
+  });
+
   it('two processes recording at once lose no event', async () => {
     const file = join(dir, 'learned.json');
     const n = 60;

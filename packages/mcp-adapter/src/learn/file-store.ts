@@ -205,7 +205,9 @@ export class FileUsageStore implements UsageStore {
     const held = await this.readLock(this.lockFile);
     if (held === null) return true; // released meanwhile: retry at once
     if (held === undefined ? !(await this.olderThanStale(this.lockFile)) : !this.isStale(held)) return false;
-    const aside = `${this.lockFile}.${randomBytes(4).toString('hex')}.stale`;
+    // Named by its breaker, as temps are: a breaker killed before the rm below leaves
+    // a file the next lock holder removes as soon as that process is gone.
+    const aside = `${this.lockFile}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
     try {
       await rename(this.lockFile, aside);
     } catch {
@@ -271,13 +273,13 @@ export class FileUsageStore implements UsageStore {
     for (const name of names) {
       if (!name.startsWith(`${base}.`)) continue;
       const path = join(dir, name);
-      // Write temps and lock temps name their writer: removed once it is gone.
-      const temp = /\.(?:lock\.)?(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(base.length));
+      // Write temps, lock temps and set-aside locks name their process: removed once it is gone.
+      const temp = /\.(?:lock\.)?(\d+)\.[0-9a-f]+\.(?:tmp|stale)$/.exec(name.slice(base.length));
       if (temp) {
         const pid = Number(temp[1]);
         if (pid !== process.pid && !alive(pid)) await rm(path, { force: true });
       } else if (name.endsWith('.stale') && (await this.olderThanStale(path))) {
-        await rm(path, { force: true }); // a lock set aside by a breaker killed before removing it
+        await rm(path, { force: true }); // set aside by an older version that did not name its breaker
       }
     }
   }
