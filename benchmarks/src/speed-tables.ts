@@ -186,7 +186,15 @@ function loadLine(c: CompareResult): string {
   return `Load average (1 min) ${l.start[0]} at the start, ${l.end[0]} at the end, on ${c.meta.machine.cores} cores.`;
 }
 
-const afterAddKind = (c: CompareResult) => (c.tenK?.afterAdd.firstCpuMedianMs === undefined ? 'wall' : 'CPU');
+/**
+ * How a run measured the first search after an add: wall or CPU time, and "vs repeat" for
+ * runs whose normal search was the same query repeated at once (compare.ts firstSearchAfterAdd).
+ */
+const afterAddKind = (c: CompareResult) => {
+  const a = c.tenK?.afterAdd;
+  const kind = a?.firstCpuMedianMs === undefined ? 'wall' : 'CPU';
+  return a?.baseline === 'steady' ? kind : `${kind} vs repeat`;
+};
 
 function afterAdd(c: CompareResult): string {
   const a = c.tenK?.afterAdd;
@@ -195,7 +203,11 @@ function afterAdd(c: CompareResult): string {
     a.firstCpuMedianMs === undefined || a.normalCpuMedianMs === undefined
       ? [a.firstMedianMs, a.normalMedianMs]
       : [a.firstCpuMedianMs, a.normalCpuMedianMs];
-  return `${ms(first)} ms vs ${ms(normal)} ms (${ratio(a.ratio)})`;
+  const repeat =
+    a.repeatCpuMedianMs === undefined
+      ? ''
+      : `; the same query repeated at once ${ms(a.repeatCpuMedianMs)} ms`;
+  return `${ms(first)} ms vs ${ms(normal)} ms (${ratio(a.ratio)})${repeat}`;
 }
 
 /** The ~100k paragraph of the latest compare run: index, search, memory, save and load. */
@@ -235,7 +247,12 @@ export function largeLines(c: CompareResult): string[] {
 function savedLine(p: LargeResult): string {
   const saved = p.savedIndex;
   if (!saved) return '';
-  return ` Saved index (\`toBytes()\`, ${Math.round(saved.MB)} MB): save ${duration(saved.toBytesMs + saved.writeMs)}, read ${duration(saved.readMs)} + \`load()\` ${duration(saved.loadMs)} (CPU ${duration(saved.loadCpuMs)}), first search ${duration(saved.firstSearchMs)}, then p50 ${duration(saved.search.p50Ms)}.`;
+  return ` Saved index (\`toBytes()\`, ${Math.round(saved.MB)} MB): save ${duration(saved.toBytesMs + saved.writeMs)}, read ${duration(saved.readMs)} + \`load()\` ${duration(saved.loadMs)} (CPU ${duration(saved.loadCpuMs)}), first search ${duration(saved.firstSearchMs)}, ${firstPass(saved)}p50 ${duration(saved.search.p50Ms)}.`;
+}
+
+/** "first pass p50 X, then " when the run kept the first pass apart (runs before it measured only that pass). */
+function firstPass(p: { firstPass?: { p50Ms: number } }): string {
+  return p.firstPass ? `first pass p50 ${duration(p.firstPass.p50Ms)}, then warm ` : 'then ';
 }
 
 function largePoint(p: LargeResult): string {
