@@ -97,6 +97,8 @@ async function gatewayDelay() {
       callTimeoutMs: 60_000,
     },
     engine: { embedding: { cacheDir: false, env: {} } },
+    // A fuzz run must not leave an index in the user's cache directory.
+    indexCache: false,
     log: () => {},
   });
   // Measured with the embedding model in, as a long-running gateway serves.
