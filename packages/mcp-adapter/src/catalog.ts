@@ -51,7 +51,7 @@ export interface CatalogSearchOptions {
 const MAX_ADDED_PHRASINGS = 20;
 
 export class Catalog {
-  /** Replaced only by restore(), before any tool is in. */
+  /** Replaced only by restore() and rebuild(). */
   private engine: ToolSearch;
   private readonly engineOptions: EngineOptions;
   private readonly tools = new Map<string, CatalogTool>();
@@ -110,17 +110,40 @@ export class Catalog {
     const old = this.toolsOf(toolset);
     if (old.length > 0) this.engine.remove(old);
     for (const name of old) this.tools.delete(name);
+    this.indexed(this.addTo(this.engine, toolset, tools));
+  }
+
+  /**
+   * Replaces everything by a fresh index of `toolsets`, built aside (as setToolset in this order
+   * on an empty catalog builds it) and swapped in at once: searches meanwhile use the old index,
+   * never a half-built one. Added phrasings are applied again and the onIndexed listeners told,
+   * as after setToolset. Returns the index's bytes as built, before any of that (what restore()
+   * takes), for the gateway's index cache.
+   */
+  rebuild(toolsets: ReadonlyMap<string, readonly Tool[]>): Uint8Array {
+    const engine = new ToolSearch(this.engineOptions);
+    const entries: CatalogTool[] = [];
+    for (const [toolset, tools] of toolsets) entries.push(...this.addTo(engine, toolset, tools));
+    const bytes = engine.toBytes();
+    this.engine = engine;
+    this.tools.clear();
+    this.indexed(entries);
+    return bytes;
+  }
+
+  /** Adds one toolset's tools to `engine`, skipping (and logging) those it rejects; returns the added ones. */
+  private addTo(engine: ToolSearch, toolset: string, tools: readonly Tool[]): CatalogTool[] {
     let entries = tools.map((definition) => ({ name: definition.name, toolset, definition }));
     try {
-      this.engine.add(entries.map(toEngineTool));
+      engine.add(entries.map(toEngineTool));
     } catch (err) {
       if (!(err instanceof ToolSearchError) || err.issues.length === 0) throw err;
       const bad = new Set(err.issues.map((i) => i.index).filter((i): i is number => i !== undefined));
       this.log(`toolsearch-mcp: skipped ${bad.size} tool(s) of ${toolset}: ${err.message}`);
       entries = entries.filter((_, i) => !bad.has(i));
-      this.engine.add(entries.map(toEngineTool));
+      engine.add(entries.map(toEngineTool));
     }
-    this.indexed(entries);
+    return entries;
   }
 
   /** Tools now in the engine: kept here, given back their added phrasings, announced. */

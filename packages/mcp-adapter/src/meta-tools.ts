@@ -186,6 +186,8 @@ export interface MetaBackend {
   callTool(name: string, args: Record<string, unknown>, extra: RequestExtra): Promise<CallToolResult>;
   /** Upstream health per toolset, gateway mode only. */
   status?(): ToolsetStatus[];
+  /** Gateway mode: true while search serves the index of an earlier start (the upstreams are still listing). */
+  indexPossiblyStale?(): boolean;
   /**
    * Gateway mode: restarts (with the usual backoff) a down upstream that owns any of these
    * toolset or tool names but never listed its tools. True when one came up (look the
@@ -301,6 +303,10 @@ function boundArguments(
 }
 
 /** The line that tells the agent its search text was cut (nothing is dropped silently). */
+/** Said under search results while the gateway serves the index of an earlier start (gateway.ts). */
+export const STALE_NOTE =
+  'Note: the upstream servers are still listing their tools; these results come from the index of an earlier start, and a tool may have changed or gone since.';
+
 function cutNote(cut: readonly Cut[], maxQueryChars: number): string {
   const what = cut.map((c) => `${c.field} (${c.chars} characters)`).join(', ');
   return `Note: only the first ${maxQueryChars} characters of ${what} were searched.`;
@@ -408,7 +414,9 @@ async function searchTools(
         response.results.map((r) => r.name),
       )
     : undefined;
-  const note = cut.length > 0 ? `\n${cutNote(cut, catalog.maxQueryChars)}` : '';
+  const note =
+    (cut.length > 0 ? `\n${cutNote(cut, catalog.maxQueryChars)}` : '') +
+    (ctx.backend.indexPossiblyStale?.() ? `\n${STALE_NOTE}` : '');
   if (!stateless(ctx)) {
     ctx.session.lastSearch = search;
     return textResult(renderSearch(response, ctx.session, details) + note);

@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamConfig } from '../src/gateway/config.js';
 import { Catalog, Gateway, type GatewayOptions } from '../src/index.js';
 import { FileUsageStore } from '../src/learn/file-store.js';
-import { filesystemServer, fixtureServer, memoryServer } from './fixtures/servers.js';
+import { STALE_NOTE } from '../src/meta-tools.js';
+import { filesystemServer, fixtureServer, memoryServer, waitFor } from './fixtures/servers.js';
+import { connectSession } from './gateway-helpers.js';
 
 let dir: string;
 let learnFile: string;
@@ -229,6 +231,126 @@ describe('gateway index cache', () => {
     const xdg = join(dir, 'xdg');
     await withGateway({ indexCache: undefined, env: { XDG_CACHE_HOME: xdg } }, async () => {});
     expect(entries(join(xdg, 'toolsearch', 'indexes'))).toHaveLength(1);
+  });
+});
+
+describe('gateway start from the last index, before the upstreams have listed', () => {
+  /**
+   * One fixture upstream that answers tools/list only once `file` exists, with the number it
+   * holds as its count of extra tools: a start over the same configuration can be caught
+   * before its upstream has listed, with no timing involved, and its tool list changed.
+   */
+  const slowLister = (name: string) => {
+    const file = join(dir, `${name}-tools`);
+    return { file, upstreams: [fixtureServer('fixture', ['--tools-file', file])] };
+  };
+  const connecting = (gateway: Gateway) => gateway.upstreams.status()[0]?.state === 'connecting';
+
+  it('serves search_tools from the last index while the upstream lists, and keeps that index when the list is unchanged', async () => {
+    const cacheDir = join(dir, 'warm-same');
+    const { file, upstreams } = slowLister('warm-same');
+    writeFileSync(file, '2');
+    const reference = await withGateway(
+      { indexCache: { dir: cacheDir }, upstreams },
+      async (gateway, lines) => {
+        expect(loaded(lines)).toBe(false);
+        expect(gateway.indexPossiblyStale).toBe(false);
+        return rankings(gateway);
+      },
+    );
+    rmSync(file);
+    await withGateway({ indexCache: { dir: cacheDir }, upstreams }, async (gateway, lines) => {
+      // Started, though the upstream cannot have listed: its listing waits for the file.
+      expect(connecting(gateway)).toBe(true);
+      expect(loaded(lines)).toBe(true);
+      expect(gateway.indexPossiblyStale).toBe(true);
+      const client = await connectSession(gateway);
+      const stale = await client.text('search_tools', { query: 'echo some text back' });
+      expect(stale).toContain('fixture__echo');
+      expect(stale).toContain(STALE_NOTE);
+      expect(await rankings(gateway)).toBe(reference);
+
+      const indexed: string[][] = [];
+      gateway.catalog.onIndexed((names) => indexed.push([...names]));
+      writeFileSync(file, '2');
+      await gateway.upstreamsListed();
+      expect(connecting(gateway)).toBe(false);
+      expect(gateway.indexPossiblyStale).toBe(false);
+      expect(indexed).toEqual([]); // the same lists: nothing indexed again
+      expect(lines.some((l) => l.includes('keeping it'))).toBe(true);
+      const fresh = await client.text('search_tools', { query: 'echo some text back' });
+      expect(fresh).toContain('fixture__echo');
+      expect(fresh).not.toContain(STALE_NOTE);
+      expect(await rankings(gateway)).toBe(reference);
+      expect(client.listChanged()).toBe(0);
+      await client.close();
+    });
+    expect(entries(cacheDir)).toHaveLength(1);
+  });
+
+  it('swaps to a fresh index when the list changed: sessions and 2026-07-28 listeners told, a gone tool a typed error', async () => {
+    const cacheDir = join(dir, 'warm-changed');
+    const { file, upstreams } = slowLister('warm-changed');
+    const config = { upstreams, alwaysLoaded: ['fixture'], maxBoundTools: 40, callTimeoutMs: 20_000 };
+    writeFileSync(file, '2');
+    await withGateway({ indexCache: { dir: cacheDir }, config }, async () => {});
+    rmSync(file);
+    await withGateway({ indexCache: { dir: cacheDir }, config }, async (gateway, lines) => {
+      expect(connecting(gateway)).toBe(true);
+      expect(gateway.catalog.has('fixture__tool_2')).toBe(true);
+      let told = 0;
+      gateway.onToolListChanged(() => told++);
+      const client = await connectSession(gateway);
+      await client.text('load_toolset', { tools: ['fixture__tool_2'] });
+      const before = client.listChanged();
+      // Called while the upstream is still listing: it waits for the connection, then finds
+      // the tool gone.
+      const call = client.call('fixture__tool_2');
+      writeFileSync(file, '1');
+      const result = await call;
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain('UNKNOWN_TOOL');
+      await gateway.upstreamsListed();
+      expect(gateway.indexPossiblyStale).toBe(false);
+      expect(gateway.catalog.has('fixture__tool_2')).toBe(false);
+      expect(gateway.catalog.has('fixture__tool_1')).toBe(true);
+      expect(lines.some((l) => l.includes('changed since the loaded index'))).toBe(true);
+      expect(told).toBe(1); // the always-loaded toolset lost a tool
+      await waitFor(() => client.listChanged() > before, 5000, 'list_changed after the swap');
+      expect(await client.names()).not.toContain('fixture__tool_2');
+      await client.close();
+      return rankings(gateway);
+    }).then(async (swapped) => {
+      writeFileSync(file, '1');
+      const built = await withGateway({ indexCache: false, config: { ...config } }, (g) => rankings(g));
+      expect(swapped).toBe(built);
+      // The swapped index was stored: the next start serves it before listing.
+      rmSync(file);
+      await withGateway({ indexCache: { dir: cacheDir }, config }, async (gateway, lines) => {
+        expect(connecting(gateway)).toBe(true);
+        expect(loaded(lines)).toBe(true);
+        expect(gateway.catalog.has('fixture__tool_2')).toBe(false);
+        expect(await rankings(gateway)).toBe(built);
+        writeFileSync(file, '1');
+        await gateway.upstreamsListed();
+        expect(lines.some((l) => l.includes('keeping it'))).toBe(true);
+      });
+    });
+  });
+
+  it('waits for the listing when the cache is off', async () => {
+    const cacheDir = join(dir, 'warm-off');
+    const { file, upstreams } = slowLister('warm-off');
+    writeFileSync(file, '2');
+    await withGateway({ indexCache: { dir: cacheDir }, upstreams }, async () => {});
+    for (const off of [{ indexCache: false as const }, { env: { TOOLSEARCH_NO_INDEX_CACHE: '1' } }]) {
+      await withGateway({ indexCache: { dir: cacheDir }, upstreams, ...off }, async (gateway, lines) => {
+        expect(loaded(lines)).toBe(false);
+        expect(connecting(gateway)).toBe(false);
+        expect(gateway.indexPossiblyStale).toBe(false);
+        expect(gateway.catalog.has('fixture__tool_2')).toBe(true);
+      });
+    }
   });
 });
 

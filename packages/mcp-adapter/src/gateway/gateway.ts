@@ -35,7 +35,7 @@ import {
 import { errorResult } from '../render.js';
 import { SessionState } from '../session.js';
 import type { EnrichConfig, GatewayConfig } from './config.js';
-import { IndexCache, type IndexCacheOption } from './index-cache.js';
+import { IndexCache, type IndexCacheOption, type LastIndex } from './index-cache.js';
 import { redactSecrets } from './redact.js';
 import { UpstreamManager, type UpstreamManagerOptions } from './upstreams.js';
 
@@ -111,6 +111,10 @@ export class Gateway {
   private readonly toolListListeners = new Set<() => void>();
   /** Set once start() has indexed (or loaded) every upstream's tools: from then on a change re-indexes one. */
   private indexedAtStart = false;
+  /** True while search serves the index of an earlier start and the upstreams are still listing. */
+  private staleIndex = false;
+  private listing: Promise<void> = Promise.resolve();
+  private closed = false;
 
   private constructor(options: GatewayOptions) {
     this.options = options;
@@ -145,12 +149,42 @@ export class Gateway {
    */
   static async start(options: GatewayOptions): Promise<Gateway> {
     const gateway = new Gateway(options);
-    await gateway.upstreams.start();
-    gateway.indexUpstreams();
+    const connecting = gateway.upstreams.start();
+    const cache = IndexCache.open({
+      option: options.indexCache,
+      engine: options.engine,
+      env: options.env ?? process.env,
+      log: gateway.log,
+    });
+    const configKey = cache?.configKeyOf(gateway.config.upstreams);
+    const last = cache && configKey !== undefined ? gateway.loadLast(cache, configKey) : undefined;
+    if (cache && configKey !== undefined && last) {
+      // Serving already; the listing decides whether the loaded index stands (settle).
+      gateway.refreshStatelessList();
+      await gateway.startLearning();
+      gateway.listing = connecting.then(() => gateway.settle(cache, configKey, last));
+      return gateway;
+    }
+    await connecting;
+    gateway.indexUpstreams(cache, configKey);
     gateway.refreshStatelessList();
     await gateway.startLearning();
-    for (const upstream of gateway.config.upstreams) gateway.enrich(upstream.name);
+    gateway.enrichAll();
     return gateway;
+  }
+
+  /**
+   * Resolves once every upstream has connected (or failed to) and listed its tools, and the
+   * index holds what they listed: at once after a start that waited for them (no index of an
+   * earlier start to serve meanwhile). Never rejects.
+   */
+  upstreamsListed(): Promise<void> {
+    return this.listing;
+  }
+
+  /** True while search answers come from the index an earlier start stored: an upstream's tools may have changed since. */
+  get indexPossiblyStale(): boolean {
+    return this.staleIndex;
   }
 
   /**
@@ -305,6 +339,7 @@ export class Gateway {
       callTool: (name, args, extra) =>
         this.upstreams.call(name, args, { timeoutMs: this.config.callTimeoutMs, signal: signalOf(extra) }),
       status: () => this.status(),
+      indexPossiblyStale: () => this.staleIndex,
       revive: (names) => this.upstreams.revive(names),
       ...(this.learning ? { learning: this.learning } : {}),
     };
@@ -356,6 +391,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.enrichAbort.abort();
     this.unsubscribe();
     this.unindexed?.();
@@ -368,16 +404,9 @@ export class Gateway {
    * with the same tool lists and settings. Stored before learned uses and phrasings are applied
    * (startLearning and enrich run after this), so they apply to a loaded index as to a built one.
    */
-  private indexUpstreams(): void {
+  private indexUpstreams(cache: IndexCache | undefined, configKey: string | undefined): void {
     this.indexedAtStart = true;
-    const names = this.config.upstreams.map((u) => u.name);
-    const cache = IndexCache.open({
-      option: this.options.indexCache,
-      engine: this.options.engine,
-      env: this.options.env ?? process.env,
-      log: this.log,
-    });
-    const lists = new Map(names.map((name) => [name, this.listedTools(name)]));
+    const lists = this.listedLists();
     const key = cache?.keyOf(lists);
     const saved = key === undefined ? undefined : cache?.read(key);
     if (saved) {
@@ -391,8 +420,88 @@ export class Gateway {
         );
       }
     }
-    for (const name of names) this.reindex(name);
-    if (cache && key !== undefined && this.catalog.size > 0) cache.write(key, this.catalog.toBytes());
+    for (const name of lists.keys()) this.reindex(name);
+    if (cache && key !== undefined && this.catalog.size > 0) {
+      cache.write(key, this.catalog.toBytes());
+      if (configKey !== undefined) cache.writeLast(configKey, key, lists);
+    }
+  }
+
+  /**
+   * Serves the index the last start over this configuration stored, before any upstream has
+   * listed, marked stale until settle(); returns what the last start stored, or undefined when
+   * there is none or it is not usable (the start then waits for the listing, as without it).
+   */
+  private loadLast(cache: IndexCache, configKey: string): LastIndex | undefined {
+    const found = cache.readLast(configKey);
+    if (!found) return undefined;
+    try {
+      this.catalog.restore(found.index, found.last.toolsets);
+    } catch (err) {
+      this.log(
+        `toolsearch-mcp: the cached index was not usable, indexing again (${err instanceof Error ? err.message : String(err)})`,
+      );
+      return undefined;
+    }
+    this.staleIndex = true;
+    this.log(
+      `toolsearch-mcp: loaded the index of ${this.catalog.size} tools from ${cache.dir}, serving it while the upstreams list their tools`,
+    );
+    return found.last;
+  }
+
+  /**
+   * The upstreams have listed: the index loaded at start stands when the key of what they
+   * listed is the one it was stored under; else the tools are indexed again and the new index
+   * swapped in at once (sessions and 2026-07-28 listeners told as after any upstream change).
+   */
+  private settle(cache: IndexCache, configKey: string, last: LastIndex): void {
+    if (this.closed) return;
+    this.indexedAtStart = true;
+    try {
+      const lists = this.listedLists();
+      const key = cache.keyOf(lists);
+      if (key === last.key) {
+        this.log('toolsearch-mcp: the upstreams listed the tools of the loaded index: keeping it');
+        return;
+      }
+      const before = this.definitions([...new Set([...last.toolsets.keys(), ...lists.keys()])]);
+      const bytes = this.catalog.rebuild(lists);
+      this.log(
+        `toolsearch-mcp: the upstreams' tools changed since the loaded index: indexed ${this.catalog.size} tools again`,
+      );
+      if (this.catalog.size > 0) {
+        cache.write(key, bytes);
+        cache.writeLast(configKey, key, lists);
+      }
+      this.refreshStatelessList();
+      this.tellSessions(before);
+    } catch (err) {
+      this.log(
+        `toolsearch-mcp: could not index the upstreams' tools: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    } finally {
+      this.staleIndex = false;
+      this.enrichAll();
+    }
+  }
+
+  private enrichAll(): void {
+    for (const upstream of this.config.upstreams) this.enrich(upstream.name);
+  }
+
+  /** Every upstream's tools as listed, in config order. */
+  private listedLists(): Map<string, Tool[]> {
+    return new Map(this.config.upstreams.map((u) => [u.name, this.listedTools(u.name)]));
+  }
+
+  /** The definitions the catalog holds for these toolsets' tools, by tool name. */
+  private definitions(toolsets: readonly string[]): Map<string, Tool | undefined> {
+    return new Map(
+      toolsets.flatMap((toolset) =>
+        this.catalog.toolsOf(toolset).map((n) => [n, this.catalog.get(n)?.definition]),
+      ),
+    );
   }
 
   /** One upstream's tools as the index holds them: under their `server__tool` names. */
@@ -406,7 +515,7 @@ export class Gateway {
   /** Re-reads one upstream's tools into the index and tells the sessions whose tool list changed. */
   private reindex(upstream: string, relisted = false): void {
     const tools = this.listedTools(upstream);
-    const before = new Map(this.catalog.toolsOf(upstream).map((n) => [n, this.catalog.get(n)?.definition]));
+    const before = this.definitions([upstream]);
     if (tools.length === 0 && before.size === 0) return;
     try {
       this.catalog.setToolset(upstream, tools);
@@ -418,6 +527,11 @@ export class Gateway {
       );
       return;
     }
+    this.tellSessions(before);
+  }
+
+  /** Tells each session whose loaded tools were dropped or redefined (against `before`) that its list changed. */
+  private tellSessions(before: ReadonlyMap<string, Tool | undefined>): void {
     for (const session of this.sessions) {
       const dropped = session.state.retain((name) => this.catalog.has(name));
       const affected = session.state

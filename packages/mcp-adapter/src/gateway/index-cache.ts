@@ -20,8 +20,18 @@
  * first returned: a corrupt byte there would surface as an error in some later search. The
  * digest is checked before the load (at 100k tools it costs a few tens of ms against seconds of
  * indexing), so a damaged file is rebuilt at start, never served.
+ *
+ * Listing the upstreams' tools costs more than loading their index (~100k tools over stdio:
+ * 12.7 of an 18.3 s warm start, `pnpm bench --only gateway-start`, load ~10), and the key above
+ * needs the lists. So a second, smaller entry remembers per configuration (upstream names,
+ * commands, urls, everything else in their configs, and the same settings; not the tool lists)
+ * which index the last start stored and the tool lists it was built from: the gateway serves
+ * that index at once, marked as possibly stale, while the upstreams connect and list, then
+ * compares keys (gateway.ts). These entries live in `last/` beside the indexes, under the same
+ * atomic write and pruning; only a sha256 of the configs (which may hold credentials) names them.
  */
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/server';
 import {
   defaultIndexCacheDir,
@@ -31,6 +41,7 @@ import {
 } from '@toolsearch/core-search/internals';
 import type { EngineOptions } from '../catalog.js';
 import { envFlag, VERSION } from '../defaults.js';
+import type { UpstreamConfig } from './config.js';
 
 /** The gateway's `indexCache` option: false switches the cache off; `dir` moves it. */
 export type IndexCacheOption = false | { dir?: string };
@@ -41,6 +52,14 @@ export const NO_INDEX_CACHE_ENV = 'TOOLSEARCH_NO_INDEX_CACHE';
 /** What an entry's key covers besides the tools; bump when the gateway stores its index differently. */
 const ENTRY_FORMAT = 1;
 const DIGEST_BYTES = 32;
+/** The folder (under the cache's) of the per-configuration entries. */
+const LAST_DIR = 'last';
+
+/** What the last start over a configuration stored: the key of its index and the tool lists it indexed. */
+export interface LastIndex {
+  key: string;
+  toolsets: Map<string, Tool[]>;
+}
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
 
@@ -96,6 +115,44 @@ export class IndexCache {
     return indexCacheKey(hash.digest(), this.settings);
   }
 
+  /** The key of a configuration: its upstreams' configs in order and the settings, not their tools. */
+  configKeyOf(upstreams: readonly UpstreamConfig[]): string {
+    const hash = createHash('sha256');
+    for (const upstream of upstreams) hash.update(`${JSON.stringify(upstream)}\n`);
+    return indexCacheKey(hash.digest(), { last: this.settings });
+  }
+
+  /**
+   * What the last start over configuration `configKey` stored, when its index is still in the
+   * cache and intact; else undefined (absent or unreadable: the caller starts as without it).
+   */
+  readLast(configKey: string): { last: LastIndex; index: Uint8Array } | undefined {
+    const entry = readCachedIndex(join(this.dir, LAST_DIR), configKey);
+    if (!entry) return undefined;
+    let last: LastIndex;
+    try {
+      const parsed = JSON.parse(Buffer.from(entry).toString('utf8')) as {
+        key: string;
+        toolsets: [string, Tool[]][];
+      };
+      last = { key: parsed.key, toolsets: new Map(parsed.toolsets) };
+      if (typeof last.key !== 'string') return undefined;
+    } catch {
+      return undefined;
+    }
+    const index = this.read(last.key);
+    return index ? { last, index } : undefined;
+  }
+
+  /** Remembers that configuration `configKey` last indexed `toolsets` under `key`; a failure is logged. */
+  writeLast(configKey: string, key: string, toolsets: ReadonlyMap<string, readonly Tool[]>): void {
+    this.put(
+      join(this.dir, LAST_DIR),
+      configKey,
+      Buffer.from(JSON.stringify({ key, toolsets: [...toolsets] })),
+    );
+  }
+
   /** The stored index of `key`, or undefined: absent, or damaged (logged; the caller rebuilds it). */
   read(key: string): Uint8Array | undefined {
     const entry = readCachedIndex(this.dir, key);
@@ -115,8 +172,12 @@ export class IndexCache {
     const entry = Buffer.allocUnsafe(DIGEST_BYTES + index.length);
     sha256(index).copy(entry, 0);
     entry.set(index, DIGEST_BYTES);
+    this.put(this.dir, key, entry);
+  }
+
+  private put(dir: string, key: string, bytes: Uint8Array): void {
     try {
-      writeCachedIndex(this.dir, key, entry);
+      writeCachedIndex(dir, key, bytes);
     } catch (err) {
       this.log(`toolsearch-mcp: index cache not written (${this.dir}): ${(err as Error).message}`);
     }
