@@ -140,13 +140,18 @@ async function main(argv: string[]): Promise<void> {
     log,
     learn,
     ...(values['no-index-cache'] ? { indexCache: false as const } : {}),
+    // A report is on the tools as listed: nothing to serve before that.
+    ...(values['report-tokens'] ? { serveBeforeListing: false } : {}),
     ...(settings.listChangedWindowMs !== undefined
       ? { listChangedWindowMs: settings.listChangedWindowMs }
       : {}),
   });
-  for (const s of gateway.status())
-    if (s.state !== 'ready')
-      log(`toolsearch-mcp: upstream ${s.name} is ${s.state}${s.error ? `: ${s.error}` : ''}`);
+  // A start from the last index serves before the upstreams have listed: their states are known after.
+  void gateway.upstreamsListed().then(() => {
+    for (const s of gateway.status())
+      if (s.state !== 'ready')
+        log(`toolsearch-mcp: upstream ${s.name} is ${s.state}${s.error ? `: ${s.error}` : ''}`);
+  });
 
   if (values['report-tokens']) {
     // Nothing answered: a report of zero tools would read as a success.

@@ -76,6 +76,13 @@ export interface GatewayOptions {
    * as TOOLSEARCH_NO_INDEX_CACHE=1 in `env` does; `dir` defaults to the user's cache directory.
    */
   indexCache?: IndexCacheOption;
+  /**
+   * With the index cache on, start() returns as soon as it has loaded the index the last start
+   * over this configuration stored, serving it (possibly stale) while the upstreams list their
+   * tools (upstreamsListed()). false: start() waits for the listing, as with the cache off,
+   * and loads the stored index only when the lists match it (one-shot uses: a report). Default true.
+   */
+  serveBeforeListing?: boolean;
   log?: (line: string) => void;
 }
 
@@ -157,7 +164,10 @@ export class Gateway {
       log: gateway.log,
     });
     const configKey = cache?.configKeyOf(gateway.config.upstreams);
-    const last = cache && configKey !== undefined ? gateway.loadLast(cache, configKey) : undefined;
+    const last =
+      cache && configKey !== undefined && options.serveBeforeListing !== false
+        ? gateway.loadLast(cache, configKey)
+        : undefined;
     if (cache && configKey !== undefined && last) {
       // Serving already; the listing decides whether the loaded index stands (settle).
       gateway.refreshStatelessList();
@@ -413,6 +423,8 @@ export class Gateway {
       try {
         this.catalog.restore(saved, lists);
         this.log(`toolsearch-mcp: loaded the index of ${this.catalog.size} tools from ${cache?.dir}`);
+        // An entry from before the per-configuration ones (or theirs lost): the next start serves before listing.
+        if (cache && key !== undefined && configKey !== undefined) cache.writeLast(configKey, key, lists);
         return;
       } catch (err) {
         this.log(
