@@ -64,6 +64,8 @@ describe('gateway start-up enrichment', () => {
         engine: { embedding: false },
         learn: false,
         enrichCacheDir: dir,
+        // The restart below serves the index of the first start before listing: enrichment follows the listing.
+        indexCache: { dir: join(dir, 'indexes') },
         env: {},
         log: (l) => lines.push(l),
       });

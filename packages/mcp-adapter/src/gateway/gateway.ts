@@ -231,8 +231,10 @@ export class Gateway {
     this.options.onUse?.(event);
   }
 
-  /** Resolves when the background enrichment started so far has finished (tests, reports). */
+  /** Resolves when the upstreams have listed and the background enrichment started so far has finished (tests, reports). */
   async enrichmentSettled(): Promise<void> {
+    // A start from the last index enriches once the upstreams have listed (settle()).
+    await this.listing;
     let seen: Promise<void> | undefined;
     while (seen !== this.enriching) {
       seen = this.enriching;
