@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -10,6 +13,14 @@ const PROCESS_SUITES = [
   'packages/mcp-adapter/test/gateway-stdio.test.ts',
   'benchmarks/test/run.test.ts',
 ];
+
+// Every test runs with a home and cache directory of its own, removed when the run ends: a
+// test that passes `env: {}` (to leave the switches below unset) would otherwise resolve the
+// default cache directory to the developer's, and write learned uses, built indexes or
+// embeddings there (learned uses change that developer's rankings; a stored index is served
+// by the next start of the same configuration).
+const testHome = mkdtempSync(join(tmpdir(), 'toolsearch-test-home-'));
+process.on('exit', () => rmSync(testHome, { recursive: true, force: true }));
 
 // Workspace packages export their TypeScript sources under the condition 'toolsearch-source'.
 // The name is ours alone on purpose: a generic 'source' also matches dependencies that export
@@ -26,7 +37,12 @@ export default defineConfig({
     // No test learns into the developer's cache directory (learned uses would change later
     // runs' rankings): a test that learns passes its own store and environment.
     // Nor keeps a built index there (a test that caches passes its own directory and environment).
-    env: { TOOLSEARCH_NO_LEARN: '1', TOOLSEARCH_NO_INDEX_CACHE: '1' },
+    env: {
+      TOOLSEARCH_NO_LEARN: '1',
+      TOOLSEARCH_NO_INDEX_CACHE: '1',
+      HOME: testHome,
+      XDG_CACHE_HOME: join(testHome, '.cache'),
+    },
     projects: [
       {
         extends: true,
