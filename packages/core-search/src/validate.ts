@@ -58,13 +58,21 @@ const LIST_FIELDS = ['tags', 'examples', 'phrasings'] as const;
  * fifth of JSON.stringify + JSON.parse, the largest single cost of indexing; anything
  * else, or a tool that might be over the limit, takes the JSON round trip.
  */
-function ownCopy(tool: unknown, index: number, maxChars: number, issues: ToolSearchIssue[]): unknown {
+function ownCopy(
+  tool: unknown,
+  index: number,
+  maxChars: number,
+  issues: ToolSearchIssue[],
+  direct: boolean,
+): unknown {
   if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) return tool;
-  // First with the cheap bound (every string as if all its characters were escaped); only
-  // a tool near the limit pays for looking at its strings (the exact bound).
-  let copy = plainCopy(tool, 0, { chars: maxChars, exact: false });
-  if (copy === OVER_CHEAP_BOUND) copy = plainCopy(tool, 0, { chars: maxChars, exact: true });
-  if (copy !== NOT_PLAIN && copy !== OVER_CHEAP_BOUND) return copy;
+  if (direct) {
+    // First with the cheap bound (every string as if all its characters were escaped); only
+    // a tool near the limit pays for looking at its strings (the exact bound).
+    let copy = plainCopy(tool, 0, { chars: maxChars, exact: false });
+    if (copy === OVER_CHEAP_BOUND) copy = plainCopy(tool, 0, { chars: maxChars, exact: true });
+    if (copy !== NOT_PLAIN && copy !== OVER_CHEAP_BOUND) return copy;
+  }
   const name =
     typeof (tool as { name?: unknown }).name === 'string' ? (tool as { name: string }).name : undefined;
   let json: string | undefined;
@@ -112,11 +120,11 @@ function stringChars(text: string, extra: number, budget: CopyBudget): number {
 /**
  * The same value JSON.parse(JSON.stringify(value)) gives, for plain data only: strings,
  * finite numbers other than -0, booleans, null, arrays, and objects whose prototype is
- * Object.prototype or null, without toJSON, undefined, functions, symbol keys or a
- * "__proto__" key. Anything else returns NOT_PLAIN, as does a value whose JSON could
- * exceed `budget.chars` (an upper bound is counted: with `exact`, exact for strings
- * without escapes; six characters per code unit for the rest), so the exact check and
- * its message stay JSON's; OVER_CHEAP_BOUND when only the cheap bound was exceeded.
+ * Object.prototype or null, without toJSON, undefined, functions or a "__proto__" key
+ * (symbol keys are left out, as JSON leaves them). Anything else returns NOT_PLAIN, as
+ * does a value whose JSON could exceed `budget.chars` (an upper bound is counted: with
+ * `exact`, exact for strings without escapes; six characters per code unit for the
+ * rest), so the exact check and its message stay JSON's; OVER_CHEAP_BOUND when only the cheap bound was exceeded.
  * Key order is Object.keys', which is JSON.stringify's.
  */
 function plainCopy(value: unknown, depth: number, budget: CopyBudget): unknown {
@@ -127,10 +135,8 @@ function plainCopy(value: unknown, depth: number, budget: CopyBudget): unknown {
 
 /**
  * plainCopy of anything but an object: the value itself when JSON keeps it as it is. The
- * copy loops call this for their leaves (most of a tool: its strings) instead of recursing
- * into plainCopy, and store only copied objects: validateTools of the ~100k-tool corpus
- * 1478 -> 1385 ms CPU (median of 7, old and new interleaved in one process, load 10). What
- * is left is the copying itself: a bare spread copy of the same objects costs about as much.
+ * copy stores only copied objects, not every leaf: validateTools of the ~100k-tool corpus
+ * 1478 -> 1385 ms CPU (median of 7, old and new interleaved in one process, load 10).
  */
 function plainLeaf(value: unknown, budget: CopyBudget): unknown {
   switch (typeof value) {
@@ -162,11 +168,7 @@ function plainObject(value: object, depth: number, budget: CopyBudget): unknown 
     const out: unknown[] = new Array(length);
     budget.chars -= 2 + length;
     for (let i = 0; i < length; i++) {
-      const item: unknown = value[i];
-      const copy =
-        typeof item === 'object' && item !== null
-          ? plainObject(item, depth + 1, budget)
-          : plainLeaf(item, budget);
+      const copy = plainCopy(value[i], depth + 1, budget);
       if (copy === NOT_PLAIN || copy === OVER_CHEAP_BOUND) return copy;
       out[i] = copy;
     }
@@ -174,28 +176,31 @@ function plainObject(value: object, depth: number, budget: CopyBudget): unknown 
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return NOT_PLAIN;
-  // A spread copies a plain object's shape at once (V8 clones the hidden class), 40% less
-  // than adding its keys one by one; the values are then checked and replaced in place.
-  // It also copies symbol keys, which JSON drops: those objects take the round trip.
-  if (Object.getOwnPropertySymbols(value).length !== 0) return NOT_PLAIN;
-  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  // Keys are added one by one to a fresh literal as for-in lists them. A spread (V8 clones
+  // the hidden class) wins on one shape, but a tool list has thousands (each schema's
+  // properties differ), and it needed a getOwnPropertySymbols array per object (a spread
+  // copies symbol keys, which JSON drops) and a hasOwn per key: validateTools of the
+  // ~100k-tool corpus 1203 -> 850 and 1516 -> 1146 ms CPU (two runs, median of 7, the old
+  // and new validate.ts interleaved in one process, load 3.5-5). for-in lists only own
+  // string keys here (validateTools sends everything through JSON when Object.prototype
+  // has an enumerable key), in Object.keys' order, which is JSON's.
+  const out: Record<string, unknown> = {};
   budget.chars -= 2;
-  for (const key in out) {
-    // for-in also lists inherited enumerable keys (a polluted Object.prototype).
-    if (key === '__proto__' || !Object.hasOwn(out, key)) return NOT_PLAIN;
+  for (const key in value) {
+    // A "__proto__" key (JSON.parse makes one) would set the copy's prototype here.
+    if (key === '__proto__') return NOT_PLAIN;
     budget.chars -= stringChars(key, 4, budget);
-    const item = out[key];
-    if (typeof item === 'object' && item !== null) {
-      const copy = plainObject(item, depth + 1, budget);
-      if (copy === NOT_PLAIN || copy === OVER_CHEAP_BOUND) return copy;
-      out[key] = copy;
-    } else {
-      // A leaf is kept as it is (already in the spread copy), unless JSON would not keep it.
-      const copy = plainLeaf(item, budget);
-      if (copy === NOT_PLAIN || copy === OVER_CHEAP_BOUND) return copy;
-    }
+    const copy = plainCopy((value as Record<string, unknown>)[key], depth + 1, budget);
+    if (copy === NOT_PLAIN || copy === OVER_CHEAP_BOUND) return copy;
+    out[key] = copy;
   }
   return out;
+}
+
+/** Whether for-in lists any key of `value` (own or inherited). */
+function hasEnumerableKey(value: object): boolean {
+  for (const _ in value) return true;
+  return false;
 }
 
 /** A copy over budget: NOT_PLAIN (JSON decides) when the bound was exact, else try it exactly. */
@@ -218,9 +223,11 @@ export function validateTools(
     throw new ToolSearchError('INVALID_TOOL', 'toolsearch: tools must be an array of tool definitions');
   }
   const issues: ToolSearchIssue[] = [];
+  // plainCopy's for-in would also list an enumerable key someone put on Object.prototype.
+  const direct = !hasEnumerableKey(Object.prototype);
   const copies = tools.map((tool, index) => {
     const before = issues.length;
-    const copy = ownCopy(tool, index, maxChars, issues);
+    const copy = ownCopy(tool, index, maxChars, issues, direct);
     if (issues.length === before) issues.push(...toolIssues(copy, index));
     return copy;
   });

@@ -70,6 +70,8 @@ describe('validateTools copies', () => {
           return 'computed';
         },
       },
+      // An array's own toJSON, as an object's.
+      { name: 'n', tags: Object.assign(['a'], { toJSON: () => ['b'] }) },
     ];
     for (const tool of odd) expect(outcome(tool), String(tool.name)).toStrictEqual(viaJson(tool));
     // Nesting deeper than the direct copy goes still copies (through JSON).
@@ -78,6 +80,20 @@ describe('validateTools copies', () => {
     expect(outcome({ name: 'deep', inputSchema: deep })).toStrictEqual(
       viaJson({ name: 'deep', inputSchema: deep }),
     );
+  });
+
+  it('an enumerable key on Object.prototype is not copied (JSON lists own keys only)', () => {
+    const tool = { name: 'inherits', inputSchema: { type: 'object', properties: { p: { type: 'string' } } } };
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 'yes';
+    let copy: unknown;
+    try {
+      copy = outcome(tool);
+    } finally {
+      delete proto.polluted;
+    }
+    expect(Object.keys(copy as object)).toEqual(['name', 'inputSchema']);
+    expect(copy).toStrictEqual(viaJson(tool));
   });
 
   it('rejects cycles and BigInts as unserialisable, naming the tool', () => {
