@@ -62,7 +62,7 @@ export interface StartPoint {
   tools: number;
   /** Tools the gateway indexed (some listed ones the engine may refuse). */
   indexed: number;
-  /** Size of the cache entry `cold` wrote. */
+  /** Size of the cache entries `cold` wrote: the index and the configuration's `last` entry. */
   cacheMB: number;
   /** Per mode, every run in order, and the median of each figure. */
   modes: Record<Mode, { runs: StartRun[]; median: StartRun }>;
@@ -174,10 +174,7 @@ async function measure(
         log(
           `gateway-start: ${label} ${mode} round ${round + 1}: ${once.run.totalMs} ms to the first answer (listed at ${once.run.listedMs} ms, index matched at ${once.run.settledMs} ms, CPU ${once.run.cpuMs} ms), load ${loadavg()[0]!.toFixed(1)}`,
         );
-        if (mode === 'cold') {
-          const bytes = readdirSync(cacheDir).reduce((sum, f) => sum + statSync(join(cacheDir, f)).size, 0);
-          cacheMB = round2(bytes / 1024 / 1024);
-        }
+        if (mode === 'cold') cacheMB = round2(bytesUnder(cacheDir) / 1024 / 1024);
       }
     }
     const modes = Object.fromEntries(
@@ -187,6 +184,14 @@ async function measure(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Bytes of the files under `dir`, its folders' (the `last` entries) included. */
+function bytesUnder(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((sum, entry) => {
+    const path = join(dir, entry.name);
+    return sum + (entry.isDirectory() ? bytesUnder(path) : statSync(path).size);
+  }, 0);
 }
 
 function medianRun(runs: StartRun[]): StartRun {

@@ -748,13 +748,20 @@ export class Corpus {
     const starts = new Int32Array(terms.length + 1);
     const ids = new Int32Array(total);
     const packed = new Float64Array(total);
+    // With no id freed (every engine that only added), `dense` is the identity and the ids
+    // are copied as they are. Either way a plain loop: the forEach callback writing through
+    // its closure's `at` was 1 s of a 5 s toBytes() at ~100k tools (load 5).
+    let identity = true;
+    for (let id = 0; id < dense.length && identity; id++) identity = dense[id] === id;
     let at = 0;
-    lists.forEach((postings, t) => {
-      for (let i = 0; i < postings.length; i++) ids[at + i] = dense[postings.ids[i]!]!;
-      packed.set(postings.packed.subarray(0, postings.length), at);
-      at += postings.length;
+    for (let t = 0; t < lists.length; t++) {
+      const { ids: from, packed: counts, length } = lists[t]!;
+      if (identity) ids.set(from.subarray(0, length), at);
+      else for (let i = 0; i < length; i++) ids[at + i] = dense[from[i]!]!;
+      packed.set(counts.subarray(0, length), at);
+      at += length;
       starts[t + 1] = at;
-    });
+    }
     return { terms, starts, ids, packed };
   }
 

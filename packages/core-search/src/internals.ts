@@ -26,3 +26,4 @@ export { fuse } from './fusion.js';
 export { defaultIndexCacheDir, indexCacheKey, readCachedIndex, writeCachedIndex } from './index-cache.js';
 export { shippedPackDir } from './pack.js';
 export { DEFAULT_RETRIEVERS } from './retrieval/registry.js';
+export { crc32 } from './saved-index.js';

@@ -13,11 +13,13 @@
  * header (UTF-8 JSON) | sections, each 8-byte aligned. The header names the format, its
  * version, the analyser version, the engine options, the learned uses, the document count,
  * and each section's type, offset, size and crc32. Every section is checked against its
- * crc32 at load, except the two large per-document texts (tool JSON, phrasings), which
- * carry one crc32 per document, checked when that document is first read. A truncated
- * or corrupted file is INVALID_INDEX naming the section (or `tools[i]`), never a crash or
- * a different ranking. Structure is checked too (offsets, id ranges and order, counts),
- * so a file built by hand that passes the checksums still cannot crash the engine.
+ * crc32 at load, the tools' JSON too: a gateway must refuse a damaged index when it starts,
+ * not in some later search (zlib's crc32 reads the ~70 MB of tool text of 100k tools in
+ * ~30 ms; version 2 checked one crc32 per tool when it was first read, and the gateway
+ * hashed the whole file with sha256 before loading it, ~0.3 s at 100k). A truncated or
+ * corrupted file is INVALID_INDEX naming the section, never a crash or a different ranking.
+ * Structure is checked too (offsets, id ranges and order, counts), so a file built by hand
+ * that passes the checksums still cannot crash the engine.
  */
 import * as zlib from 'node:zlib';
 import { embeddingTextOf, nameWordsOf } from './analysis/document.js';
@@ -36,8 +38,11 @@ import {
 } from './serialize.js';
 import type { ToolDefinition } from './types.js';
 
-/** The binary format's version (toJSON()'s JSON is version 1). */
-export const SAVED_INDEX_VERSION = 2;
+/**
+ * The binary format's version (toJSON()'s JSON is version 1). 3: one run of term numbers per
+ * distinct analysed term array (tokens.at / tokens.lengths), no per-tool checksums.
+ */
+export const SAVED_INDEX_VERSION = 3;
 const MAGIC = 'TSINDEX\0';
 const PREAMBLE_BYTES = 16;
 const FIELDS = FIELD_NAMES.length;
@@ -64,19 +69,16 @@ interface Header {
   retrievers: Record<string, { meta?: unknown; strings: string[]; arrays: string[] }>;
 }
 
-/** Sections whose crc32 is checked per document when read, not at load. */
-const LAZY_SECTIONS = new Set(['tools.data', 'phrasings.data']);
-
 const ELEMENT_BYTES: Record<SectionType, number> = { i32: 4, u32: 4, f32: 4, f64: 8, json: 1, bytes: 1 };
 
 const littleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
-/** zlib's crc32 (Node >= 20.15), else the same checksum in JavaScript. */
-const crc32: (data: Uint8Array) => number =
-  typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : jsCrc32;
+/** zlib's crc32 (Node >= 20.15), else the same checksum in JavaScript; `previous` continues one. */
+export const crc32: (data: Uint8Array, previous?: number) => number =
+  typeof zlib.crc32 === 'function' ? (data, previous = 0) => zlib.crc32(data, previous) : jsCrc32;
 
 let crcTable: Uint32Array | undefined;
-function jsCrc32(data: Uint8Array): number {
+function jsCrc32(data: Uint8Array, previous = 0): number {
   if (!crcTable) {
     crcTable = new Uint32Array(256);
     for (let n = 0; n < 256; n++) {
@@ -85,7 +87,7 @@ function jsCrc32(data: Uint8Array): number {
       crcTable[n] = c >>> 0;
     }
   }
-  let crc = 0xffffffff;
+  let crc = (previous ^ 0xffffffff) >>> 0;
   for (let i = 0; i < data.length; i++) crc = crcTable[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
@@ -111,28 +113,94 @@ export interface SaveInput {
   retrievers: readonly (readonly [string, SavedState])[];
 }
 
-/** Each tool's JSON text and the document's phrasings, one record per document. */
-function records(texts: readonly (string | Uint8Array)[]): {
-  starts: Int32Array;
-  crcs: Uint32Array;
-  data: Buffer;
-} {
-  const starts = new Int32Array(texts.length + 1);
+/** Bytes of a records chunk (records()). */
+const CHUNK_BYTES = 1 << 24;
+
+/**
+ * One text per document (a tool's JSON, its phrasings), UTF-8 back to back; record i spans
+ * [starts[i], starts[i + 1]) of the chunks' concatenation (a record may straddle two).
+ * Each string is encoded once, straight into the current chunk: measuring every string
+ * first (Buffer.byteLength) cost as much as encoding them, and one buffer grown by doubling
+ * copied ~200 MB for the ~100 MB of tool JSON of the ~100k-tool corpus (each 0.5-0.7 s,
+ * load ~5).
+ */
+function records(
+  count: number,
+  textOf: (i: number) => string | Uint8Array,
+): { starts: Int32Array; chunks: Uint8Array[] } {
+  const starts = new Int32Array(count + 1);
+  const chunks: Uint8Array[] = [];
+  let chunk = Buffer.allocUnsafeSlow(0);
+  let used = 0;
   let total = 0;
-  texts.forEach((text, i) => {
-    total += typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+  for (let i = 0; i < count; i++) {
+    const text = textOf(i);
+    // A UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair: 4 for 2 units).
+    const most = typeof text === 'string' ? text.length * 3 : text.length;
+    if (used + most > chunk.length) {
+      if (used > 0) chunks.push(chunk.subarray(0, used));
+      chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, most));
+      used = 0;
+    }
+    let written: number;
+    if (typeof text === 'string') written = chunk.write(text, used);
+    else {
+      chunk.set(text, used);
+      written = text.length;
+    }
+    used += written;
+    total += written;
     if (total > 0x7fffffff) throw new RangeError('toolsearch: a saved index holds at most 2 GB of tool text');
     starts[i + 1] = total;
-  });
-  const data = Buffer.allocUnsafe(total);
-  const crcs = new Uint32Array(texts.length);
-  texts.forEach((text, i) => {
-    const at = starts[i]!;
-    if (typeof text === 'string') data.write(text, at);
-    else data.set(text, at);
-    crcs[i] = crc32(data.subarray(at, starts[i + 1]!));
-  });
-  return { starts, crcs, data };
+  }
+  if (used > 0) chunks.push(chunk.subarray(0, used));
+  return { starts, chunks };
+}
+
+/**
+ * Each document's analysed fields as runs of term numbers: one run per distinct term array
+ * (analysis hands documents that share a text the same array: forks and mirrors repeat
+ * descriptions and schemas), document i's field f at tokens[at[k]] for lengths[k] terms,
+ * k = i * FIELDS + f. A term's number is looked up once per run, not once per token.
+ */
+function tokenRuns(
+  docs: readonly IndexedDoc[],
+  terms: readonly string[],
+): { at: Int32Array; lengths: Int32Array; tokens: Int32Array } {
+  const at = new Int32Array(docs.length * FIELDS);
+  const lengths = new Int32Array(docs.length * FIELDS);
+  const runs = new Map<readonly string[], number>();
+  const distinct: (readonly string[])[] = [];
+  let total = 0;
+  for (let i = 0; i < docs.length; i++) {
+    const fields = docs[i]!.fields;
+    for (let f = 0; f < FIELDS; f++) {
+      const list = fields[FIELD_NAMES[f]!];
+      const k = i * FIELDS + f;
+      lengths[k] = list.length;
+      if (list.length === 0) continue;
+      let start = runs.get(list);
+      if (start === undefined) {
+        start = total;
+        runs.set(list, start);
+        distinct.push(list);
+        total += list.length;
+      }
+      at[k] = start;
+    }
+  }
+  const termIndex = new Map<string, number>();
+  for (let t = 0; t < terms.length; t++) termIndex.set(terms[t]!, t);
+  const tokens = new Int32Array(total);
+  let next = 0;
+  for (const list of distinct) {
+    for (const term of list) {
+      const t = termIndex.get(term);
+      if (t === undefined) throw new Error(`toBytes: term "${term}" is not in the corpus`);
+      tokens[next++] = t;
+    }
+  }
+  return { at, lengths, tokens };
 }
 
 /** The saved index as bytes (see the layout above). */
@@ -140,11 +208,12 @@ export function writeSavedIndex(input: SaveInput): Uint8Array {
   if (!littleEndian)
     throw new RangeError('toolsearch: saved indexes are written on little-endian machines only');
   const { docs, corpus } = input;
-  const sections: [string, SectionType, Uint8Array][] = [];
+  // Each section's bytes, in one piece or in chunks written one after the other.
+  const sections: [string, SectionType, Uint8Array[]][] = [];
   const json = (name: string, value: unknown) =>
-    sections.push([name, 'json', Buffer.from(JSON.stringify(value))]);
+    sections.push([name, 'json', [Buffer.from(JSON.stringify(value))]]);
   const typed = (name: string, type: SectionType, array: TypedArray) =>
-    sections.push([name, type, bytesOf(array)]);
+    sections.push([name, type, [bytesOf(array)]]);
 
   json(
     'names',
@@ -169,46 +238,24 @@ export function writeSavedIndex(input: SaveInput): Uint8Array {
   typed('postings.packed', 'f64', corpus.packed);
 
   // Each document's analysed fields as term numbers: re-indexing one tool (learn,
-  // addPhrasings, remove) needs its terms, and field lengths come from the same starts.
-  const termIndex = new Map(corpus.terms.map((term, t) => [term, t]));
-  const tokenStarts = new Int32Array(docs.length * FIELDS + 1);
-  let tokenCount = 0;
-  docs.forEach((doc, i) => {
-    for (let f = 0; f < FIELDS; f++) {
-      tokenCount += doc.fields[FIELD_NAMES[f]!].length;
-      tokenStarts[i * FIELDS + f + 1] = tokenCount;
-    }
-  });
-  const tokens = new Int32Array(tokenCount);
-  let at = 0;
-  for (const doc of docs) {
-    for (const field of FIELD_NAMES) {
-      for (const term of doc.fields[field]) {
-        const t = termIndex.get(term);
-        if (t === undefined) throw new Error(`toBytes: term "${term}" of ${doc.name} is not in the corpus`);
-        tokens[at++] = t;
-      }
-    }
-  }
-  typed('tokens.starts', 'i32', tokenStarts);
-  typed('tokens', 'i32', tokens);
+  // addPhrasings, remove) needs its terms, and field lengths are the runs' lengths.
+  const runs = tokenRuns(docs, corpus.terms);
+  typed('tokens.at', 'i32', runs.at);
+  typed('tokens.lengths', 'i32', runs.lengths);
+  typed('tokens', 'i32', runs.tokens);
 
-  const tools = records(
-    docs.map((doc) => (doc instanceof SavedDoc ? doc.toolBytes() : JSON.stringify(doc.tool))),
-  );
+  const tools = records(docs.length, (i) => {
+    const doc = docs[i]!;
+    return doc instanceof SavedDoc ? doc.toolBytes() : JSON.stringify(doc.tool);
+  });
   typed('tools.starts', 'i32', tools.starts);
-  typed('tools.crcs', 'u32', tools.crcs);
-  sections.push(['tools.data', 'bytes', tools.data]);
-  const phrasings = records(
-    docs.map((doc) =>
-      doc.phrasings.length === 0
-        ? ''
-        : JSON.stringify(doc.phrasings.map(({ text, source }) => [text, source])),
-    ),
-  );
+  sections.push(['tools.data', 'bytes', tools.chunks]);
+  const phrasings = records(docs.length, (i) => {
+    const list = docs[i]!.phrasings;
+    return list.length === 0 ? '' : JSON.stringify(list.map(({ text, source }) => [text, source]));
+  });
   typed('phrasings.starts', 'i32', phrasings.starts);
-  typed('phrasings.crcs', 'u32', phrasings.crcs);
-  sections.push(['phrasings.data', 'bytes', phrasings.data]);
+  sections.push(['phrasings.data', 'bytes', phrasings.chunks]);
 
   const retrievers: Header['retrievers'] = {};
   for (const [name, state] of input.retrievers) {
@@ -232,9 +279,15 @@ export function writeSavedIndex(input: SaveInput): Uint8Array {
   // length does not move them.
   const table: Record<string, SectionEntry> = {};
   let size = 0;
-  for (const [name, type, data] of sections) {
-    table[name] = { type, offset: size, bytes: data.length, crc: crc32(data) };
-    size = align(size + data.length);
+  for (const [name, type, chunks] of sections) {
+    let bytes = 0;
+    let crc = 0;
+    for (const chunk of chunks) {
+      bytes += chunk.length;
+      crc = crc32(chunk, crc);
+    }
+    table[name] = { type, offset: size, bytes, crc };
+    size = align(size + bytes);
   }
   const header: Header = {
     format: INDEX_FORMAT,
@@ -248,14 +301,26 @@ export function writeSavedIndex(input: SaveInput): Uint8Array {
   };
   const headerBytes = Buffer.from(JSON.stringify(header));
   const base = align(PREAMBLE_BYTES + headerBytes.length);
-  const out = new Uint8Array(base + size);
-  out.set(Buffer.from(MAGIC, 'latin1'), 0);
-  const view = new DataView(out.buffer);
-  view.setUint32(8, headerBytes.length, true);
-  view.setUint32(12, crc32(headerBytes), true);
+  // Not zero-filled (every byte is written below, the padding explicitly): zeroing ~190 MB
+  // at 100k tools only to overwrite it cost a pass over the file.
+  const out = Buffer.allocUnsafeSlow(base + size);
+  out.write(MAGIC, 0, 'latin1');
+  out.writeUInt32LE(headerBytes.length, 8);
+  out.writeUInt32LE(crc32(headerBytes), 12);
   out.set(headerBytes, PREAMBLE_BYTES);
-  for (const [name, , data] of sections) out.set(data, base + table[name]!.offset);
-  return out;
+  let end = PREAMBLE_BYTES + headerBytes.length;
+  for (const [name, , chunks] of sections) {
+    let at = base + table[name]!.offset;
+    out.fill(0, end, at);
+    for (const chunk of chunks) {
+      out.set(chunk, at);
+      at += chunk.length;
+    }
+    end = at;
+  }
+  out.fill(0, end);
+  // A plain Uint8Array: Buffer's slice() is a view, not the copy callers of a Uint8Array expect.
+  return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }
 
 const align = (n: number) => Math.ceil(n / 8) * 8;
@@ -272,8 +337,9 @@ export class SavedIndex {
   /** Where the sections start (their offsets count from here). */
   private readonly base: number;
   private terms: string[] | undefined;
-  private tokenStarts: Int32Array | undefined;
-  private tokens: Int32Array | undefined;
+  private runs: { at: Int32Array; lengths: Int32Array; tokens: Int32Array } | undefined;
+  /** The term array of each run read so far, by its start: documents share it as they did when saved. */
+  private readonly runTerms = new Map<number, string[]>();
 
   constructor(input: Uint8Array) {
     if (!littleEndian) invalidIndex('saved indexes are read on little-endian machines only');
@@ -282,8 +348,9 @@ export class SavedIndex {
         'bytes without the "TSINDEX" signature of toBytes() (toJSON() output is loaded as an object or text)',
       );
     if (input.length < PREAMBLE_BYTES) invalidIndex('truncated before its header');
-    // Typed views need aligned offsets: a Uint8Array at an odd offset is copied once.
-    this.bytes = input.byteOffset % 8 === 0 ? input : input.slice();
+    // Typed views need aligned offsets: bytes at an unaligned offset are copied once (into a
+    // new Uint8Array: a Buffer's slice() would be a view at the same offset).
+    this.bytes = input.byteOffset % 8 === 0 ? input : new Uint8Array(input);
     const view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
     const headerBytes = view.getUint32(8, true);
     if (PREAMBLE_BYTES + headerBytes > this.bytes.length) invalidIndex('truncated inside its header');
@@ -331,7 +398,7 @@ export class SavedIndex {
       invalidIndex(`section "${name}" ends at byte ${offset + bytes} of ${this.bytes.length} (truncated)`);
     const width = ELEMENT_BYTES[entry.type];
     if (offset % width !== 0 || bytes % width !== 0) invalidIndex(`section "${name}" is misaligned`);
-    if (!LAZY_SECTIONS.has(name) && crc32(this.bytes.subarray(offset, offset + bytes)) !== crc)
+    if (crc32(this.bytes.subarray(offset, offset + bytes)) !== crc)
       invalidIndex(`section "${name}" checksum mismatch (corrupted)`);
   }
 
@@ -370,22 +437,18 @@ export class SavedIndex {
   /** Record i of a per-document text section spans [starts[i], starts[i + 1]) of its data. */
   private recordStarts(name: 'tools' | 'phrasings'): Int32Array {
     const starts = this.typed(`${name}.starts`, 'i32');
-    const crcs = this.typed(`${name}.crcs`, 'u32');
     const data = this.entry(`${name}.data`, 'bytes');
-    if (starts.length !== this.count + 1 || crcs.length !== this.count)
+    if (starts.length !== this.count + 1)
       invalidIndex(`"${name}" lists ${starts.length - 1} records for ${this.count} documents`);
     checkStarts(starts, data.bytes, `${name}.starts`);
     return starts;
   }
 
-  /** The bytes of record i, checked against its crc32. */
+  /** The bytes of record i (checked with its section at load). */
   private record(name: 'tools' | 'phrasings', i: number): Uint8Array {
     const starts = this.typed(`${name}.starts`, 'i32');
     const { offset } = this.entry(`${name}.data`, 'bytes');
-    const data = this.bytes.subarray(offset + starts[i]!, offset + starts[i + 1]!);
-    if (crc32(data) !== this.typed(`${name}.crcs`, 'u32')[i])
-      invalidIndex(`${name}[${i}] ("${this.names[i]}") checksum mismatch (corrupted)`);
-    return data;
+    return this.bytes.subarray(offset + starts[i]!, offset + starts[i + 1]!);
   }
 
   /** Tool i's JSON text as saved (re-saving copies it without parsing). */
@@ -431,9 +494,7 @@ export class SavedIndex {
   /** The corpus' postings (checked by Corpus.importPostings) and each document's field lengths. */
   postings(): { postings: CorpusPostings; lengths: Float64Array } {
     const terms = this.termList();
-    const starts = this.tokenStartList();
-    const lengths = new Float64Array(this.count * FIELDS);
-    for (let k = 0; k < lengths.length; k++) lengths[k] = starts[k + 1]! - starts[k]!;
+    const lengths = Float64Array.from(this.tokenRuns().lengths);
     return {
       postings: {
         terms,
@@ -450,34 +511,41 @@ export class SavedIndex {
     return this.terms;
   }
 
-  /** The token starts, checked with the tokens (each a term number) once. */
-  private tokenStartList(): Int32Array {
-    if (this.tokenStarts) return this.tokenStarts;
-    const starts = this.typed('tokens.starts', 'i32');
+  /** Each field's run of term numbers (see tokenRuns), checked with the tokens once. */
+  private tokenRuns(): { at: Int32Array; lengths: Int32Array; tokens: Int32Array } {
+    if (this.runs) return this.runs;
+    const at = this.typed('tokens.at', 'i32');
+    const lengths = this.typed('tokens.lengths', 'i32');
     const tokens = this.typed('tokens', 'i32');
-    if (starts.length !== this.count * FIELDS + 1)
-      invalidIndex(`"tokens.starts" holds ${starts.length} entries for ${this.count} documents`);
-    checkStarts(starts, tokens.length, 'tokens.starts');
+    const size = this.count * FIELDS;
+    if (at.length !== size || lengths.length !== size)
+      invalidIndex(`"tokens.at" and "tokens.lengths" must hold ${size} entries for ${this.count} documents`);
+    for (let k = 0; k < size; k++) {
+      if (!(lengths[k]! >= 0 && at[k]! >= 0 && at[k]! + lengths[k]! <= tokens.length))
+        invalidIndex(`tokens.at[${k}] / tokens.lengths[${k}] run outside the ${tokens.length} tokens`);
+    }
     const terms = this.termList().length;
     for (let k = 0; k < tokens.length; k++) {
       if (!(tokens[k]! >= 0 && tokens[k]! < terms)) invalidIndex(`tokens[${k}] names no term`);
     }
-    this.tokens = tokens;
-    this.tokenStarts = starts;
-    return starts;
+    this.runs = { at, lengths, tokens };
+    return this.runs;
   }
 
   /** Document i's analysed fields, as analyzeTool made them. */
   fields(i: number): IndexedDoc['fields'] {
-    const starts = this.tokenStartList();
-    const tokens = this.tokens!;
+    const { at, lengths, tokens } = this.tokenRuns();
     const terms = this.termList();
     const fields: Record<string, string[]> = {};
     FIELD_NAMES.forEach((field, f) => {
-      const from = starts[i * FIELDS + f]!;
-      const to = starts[i * FIELDS + f + 1]!;
-      const list = new Array<string>(to - from);
-      for (let k = from; k < to; k++) list[k - from] = terms[tokens[k]!]!;
+      const from = at[i * FIELDS + f]!;
+      const length = lengths[i * FIELDS + f]!;
+      let list = length === 0 ? undefined : this.runTerms.get(from);
+      if (list === undefined || list.length !== length) {
+        list = new Array<string>(length);
+        for (let k = 0; k < length; k++) list[k] = terms[tokens[from + k]!]!;
+        if (length > 0) this.runTerms.set(from, list);
+      }
       fields[field] = list;
     });
     return fields as unknown as IndexedDoc['fields'];

@@ -55,6 +55,7 @@ describeEntryPoints(new URL('../', import.meta.url), {
     'analyzeWords',
     'bareName',
     'compactKey',
+    'crc32',
     'createEmbeddingRetriever',
     'defaultIndexCacheDir',
     'detectShape',

@@ -188,6 +188,8 @@ describe('toBytes / load(bytes)', () => {
       'postings.ids',
       'postings.packed',
       'tokens',
+      'tokens.lengths',
+      'tools.data',
       'retriever.exact.keys',
     ]) {
       const broken = bytes.slice();
@@ -203,17 +205,40 @@ describe('toBytes / load(bytes)', () => {
     expect(caught(() => ToolSearch.load(future)).message).toMatch(/unsupported version 99/);
   });
 
-  it('finds a corrupted tool when it is first read, naming it', async () => {
+  it('refuses a corrupted tool at load, not when a search first returns it', () => {
     const bytes = engine().toBytes();
     const { header, base } = sections(bytes);
     const broken = bytes.slice();
     broken[base + header.sections['tools.data']!.offset + 3]! ^= 0x20; // inside tools[0]
-    const loaded = ToolSearch.load(broken, { embedding: false });
-    expect(await top(loaded, 'send email')).toContain('mail__send_email'); // other tools answer
-    const error = caught(() => loaded.get(TOOLS[0]!.name));
+    const error = caught(() => ToolSearch.load(broken, { embedding: false }));
+    expect(error).toBeInstanceOf(ToolSearchError);
     expect(error.code).toBe('INVALID_INDEX');
-    expect(error.message).toContain(`tools[0] ("${TOOLS[0]!.name}") checksum mismatch`);
-    await expect(loaded.search('screenshot')).rejects.toThrow(ToolSearchError);
+    expect(error.message).toContain('"tools.data" checksum mismatch');
+  });
+
+  it('saves a term array that documents share once, and loads them sharing it', async () => {
+    // Forks of one server: the same description and schema under other names.
+    const forks = ['a', 'b', 'c'].map((fork) => ({
+      name: `${fork}__send_email`,
+      description: 'Send an email to a recipient with a subject and a body',
+      inputSchema: {
+        type: 'object' as const,
+        properties: { to: { type: 'string' }, body: { type: 'string' } },
+      },
+    }));
+    const original = new ToolSearch({ tools: forks, embedding: false });
+    const bytes = original.toBytes();
+    const { header } = sections(bytes);
+    const single = new ToolSearch({ tools: forks.slice(0, 1), embedding: false }).toBytes();
+    // The forks add their names' terms, not their descriptions' again.
+    expect(header.sections.tokens!.bytes).toBeLessThan(3 * sections(single).header.sections.tokens!.bytes);
+    const loaded = ToolSearch.load(bytes, { embedding: false });
+    expect(loaded.toBytes()).toEqual(bytes);
+    // Re-indexing a loaded fork (its terms read from the runs) ranks as re-indexing the original.
+    for (const e of [original, loaded]) e.addPhrasings('b__send_email', ['mail my landlord']);
+    expect(await rankings(loaded, ['send an email', 'mail my landlord'])).toEqual(
+      await rankings(original, ['send an email', 'mail my landlord']),
+    );
   });
 
   it('rejects a forged file whose checksums hold but whose structure does not', async () => {
@@ -228,6 +253,11 @@ describe('toBytes / load(bytes)', () => {
         /empty or out of order/,
       ],
       ['token', { section: 'tokens', change: ints((a) => (a[2] = -1)) }, /tokens\[2\] names no term/],
+      [
+        'token run',
+        { section: 'tokens.lengths', change: ints((a) => (a[0] = 1 << 20)) },
+        /tokens.at\[0\] \/ tokens.lengths\[0\] run outside/,
+      ],
       ['exact id', { section: 'retriever.exact.ids', change: ints((a) => (a[0] = 99)) }, /exact: id 99/],
       ['ngram id', { section: 'retriever.ngram.ids', change: ints((a) => (a[0] = -3)) }, /ngram: id -3/],
       [
@@ -262,20 +292,14 @@ describe('toBytes / load(bytes)', () => {
 
   it('validates a tool when it is first read, as add() would', () => {
     // tools[0] renamed inside its JSON, with its checksum fixed: the file is consistent, the tool is not.
-    let record: Uint8Array = new Uint8Array(0);
     const renamed = forge(engine().toBytes(), {
       section: 'tools.data',
       change: (data) => {
         const at = Buffer.from(data).indexOf('browser__take_screenshot');
         data.set(Buffer.from('browser__take_screenshoX'), at);
-        record = data.subarray(0, Buffer.from(data).indexOf('}{') + 1);
       },
     });
-    const fixed = forge(renamed, {
-      section: 'tools.crcs',
-      change: (data) => new DataView(data.buffer, data.byteOffset).setUint32(0, crc32(record), true),
-    });
-    const loaded = ToolSearch.load(fixed, { embedding: false });
+    const loaded = ToolSearch.load(renamed, { embedding: false });
     expect(loaded.has(TOOLS[0]!.name)).toBe(true);
     const error = caught(() => loaded.get(TOOLS[0]!.name));
     expect(error.code).toBe('INVALID_INDEX');

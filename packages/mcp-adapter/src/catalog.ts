@@ -47,6 +47,33 @@ export interface CatalogSearchOptions {
   alternatives?: readonly string[];
 }
 
+/**
+ * Tool lists stored beside a saved index (the gateway's last entry): per toolset, how many
+ * tools it listed and the names of those the index holds; each definition read on demand.
+ */
+export interface SavedToolsets {
+  readonly toolsets: readonly { name: string; listed: number; names: readonly string[] }[];
+  /** The definition of the tool at `position` of the names, toolset after toolset. */
+  definition(position: number): Tool;
+}
+
+/** A catalog tool whose definition is read from saved lists when first asked for (restoreSaved). */
+class SavedTool implements CatalogTool {
+  private value: Tool | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly toolset: string,
+    private readonly source: SavedToolsets,
+    private readonly position: number,
+  ) {}
+
+  get definition(): Tool {
+    this.value ??= this.source.definition(this.position);
+    return this.value;
+  }
+}
+
 /** Most phrasings Catalog keeps per tool from addPhrasings (enrichment); the engine bounds its own. */
 const MAX_ADDED_PHRASINGS = 20;
 
@@ -54,7 +81,8 @@ export class Catalog {
   /** Replaced only by restore() and rebuild(). */
   private engine: ToolSearch;
   private readonly engineOptions: EngineOptions;
-  private readonly tools = new Map<string, CatalogTool>();
+  /** Replaced whole only by a restore. */
+  private tools = new Map<string, CatalogTool>();
   private readonly log: (line: string) => void;
   /** Phrasings added per tool (model-written), re-applied when an upstream re-lists the tool. */
   private readonly added = new Map<string, string[]>();
@@ -149,11 +177,20 @@ export class Catalog {
   /** Tools now in the engine: kept here, given back their added phrasings, announced. */
   private indexed(entries: readonly CatalogTool[]): void {
     for (const entry of entries) this.tools.set(entry.name, entry);
+    this.announce(entries);
+  }
+
+  /** Tools the catalog now holds: given back their added phrasings, announced to the onIndexed listeners. */
+  private announce(entries: readonly CatalogTool[]): void {
     const engine = this.engine as unknown as PhrasingEngine;
-    for (const entry of entries) {
-      const added = this.added.get(entry.name);
-      if (added && engine.addPhrasings) engine.addPhrasings(entry.name, added);
+    // Most starts have nothing added yet: no lookup per tool then.
+    if (this.added.size > 0) {
+      for (const entry of entries) {
+        const added = this.added.get(entry.name);
+        if (added && engine.addPhrasings) engine.addPhrasings(entry.name, added);
+      }
     }
+    if (this.indexedListeners.size === 0) return;
     const names = entries.map((e) => e.name);
     for (const listener of this.indexedListeners) listener(names);
   }
@@ -168,9 +205,7 @@ export class Catalog {
    * and then leaves the catalog as it was.
    */
   restore(index: Uint8Array, toolsets: ReadonlyMap<string, readonly Tool[]>): void {
-    // The saved index keeps the pack setting it was built with; passing one re-analyses every tool.
-    const { pack: _pack, ...options } = this.engineOptions;
-    const engine = ToolSearch.load(index, options);
+    const engine = this.loadEngine(index);
     const held = new Map(engine.toolsets().map((t) => [t.name, t.toolCount]));
     const entries: CatalogTool[] = [];
     let probe: Probe | undefined;
@@ -195,14 +230,72 @@ export class Catalog {
         );
       for (const definition of kept) entries.push({ name: definition.name, toolset, definition });
     }
-    if (entries.length !== engine.size)
+    this.adopt(engine, entries);
+  }
+
+  /**
+   * restore() from the tool lists stored with the index (the gateway's start before its
+   * upstreams list): the names and counts are checked against the index, each definition is
+   * read when first needed (parsing 100k of them was half of a start from the cache). The
+   * saved lists say which listed tools the engine refused; a list that does not match the
+   * index is INVALID_INDEX, and the catalog is then left as it was.
+   */
+  restoreSaved(index: Uint8Array, saved: SavedToolsets): void {
+    const engine = this.loadEngine(index);
+    const held = new Map(engine.toolsets().map((t) => [t.name, t.toolCount]));
+    const entries: CatalogTool[] = [];
+    for (const { name: toolset, listed, names } of saved.toolsets) {
+      if (names.length !== (held.get(toolset) ?? 0))
+        throw new ToolSearchError(
+          'INVALID_INDEX',
+          `toolsearch: invalid index: toolset ${toolset} has ${held.get(toolset) ?? 0} tools in the index, ${names.length} stored with it`,
+        );
+      if (names.length < listed)
+        this.log(
+          `toolsearch-mcp: skipped ${listed - names.length} tool(s) of ${toolset} (rejected when indexed)`,
+        );
+      for (const name of names) {
+        if (!engine.has(name))
+          throw new ToolSearchError('INVALID_INDEX', `toolsearch: invalid index: it lacks ${name}`);
+        entries.push(new SavedTool(name, toolset, saved, entries.length));
+      }
+    }
+    this.adopt(engine, entries);
+  }
+
+  /**
+   * The upstreams listed exactly the tools of a restoreSaved() index: their definitions (the
+   * same JSON) replace the saved ones, read or not, so the saved lists' bytes can go.
+   */
+  keepDefinitions(toolsets: ReadonlyMap<string, readonly Tool[]>): void {
+    for (const [toolset, tools] of toolsets) {
+      for (const definition of tools) {
+        const entry = this.tools.get(definition.name);
+        if (entry instanceof SavedTool && entry.toolset === toolset)
+          this.tools.set(definition.name, { name: definition.name, toolset, definition });
+      }
+    }
+  }
+
+  /** A saved index as an engine with this catalog's options. */
+  private loadEngine(index: Uint8Array): ToolSearch {
+    // The saved index keeps the pack setting it was built with; passing one re-analyses every tool.
+    const { pack: _pack, ...options } = this.engineOptions;
+    return ToolSearch.load(index, options);
+  }
+
+  /** The engine of a restore, once its tools are known to be exactly `entries`. */
+  private adopt(engine: ToolSearch, entries: readonly CatalogTool[]): void {
+    const tools = new Map<string, CatalogTool>();
+    for (const entry of entries) tools.set(entry.name, entry);
+    if (entries.length !== engine.size || tools.size !== engine.size)
       throw new ToolSearchError(
         'INVALID_INDEX',
-        `toolsearch: invalid index: it holds ${engine.size} tools, the toolsets ${entries.length}`,
+        `toolsearch: invalid index: it holds ${engine.size} tools, the toolsets ${tools.size}`,
       );
     this.engine = engine;
-    this.tools.clear();
-    this.indexed(entries);
+    this.tools = tools;
+    this.announce(entries);
   }
 
   /** The index as bytes (core-search's saved index), for restore(). */

@@ -5,13 +5,14 @@
  * turn it off all mean indexing again.
  */
 
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { DEFAULT_RETRIEVERS } from '@toolsearch/core-search/internals';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamConfig } from '../src/gateway/config.js';
+import { encodeLastEntry, LastEntry } from '../src/gateway/last-entry.js';
 import { Catalog, Gateway, type GatewayOptions } from '../src/index.js';
 import { FileUsageStore } from '../src/learn/file-store.js';
 import { STALE_NOTE } from '../src/meta-tools.js';
@@ -95,6 +96,17 @@ async function rankings(gateway: Gateway): Promise<string> {
 }
 
 const loaded = (lines: string[]) => lines.some((l) => l.includes('loaded the index of'));
+const unusable = (lines: string[]) => lines.filter((l) => l.includes('not usable')).length;
+
+/** Where a saved index's tool JSON lies in its bytes (its header names the section). */
+function toolsSection(index: Uint8Array): { offset: number; bytes: number } {
+  const length = Buffer.from(index).readUInt32LE(8);
+  const header = JSON.parse(Buffer.from(index.subarray(16, 16 + length)).toString('utf8')) as {
+    sections: Record<string, { offset: number; bytes: number }>;
+  };
+  const section = header.sections['tools.data']!;
+  return { offset: Math.ceil((16 + length) / 8) * 8 + section.offset, bytes: section.bytes };
+}
 const entries = (cacheDir: string) => readdirSync(cacheDir).filter((name) => name.endsWith('.tsindex'));
 
 describe('gateway index cache', () => {
@@ -168,22 +180,24 @@ describe('gateway index cache', () => {
     const file = join(cacheDir, entry!);
     const good = readFileSync(file);
 
-    // One byte changed near the end (the tools' JSON, which the engine would read only when
-    // a search returns that tool): the digest catches it at start.
+    // One byte changed in the tools' JSON (which the engine reads only when a search returns
+    // that tool): its section's checksum refuses the index at start.
+    const { offset, bytes } = toolsSection(good);
     const flipped = Buffer.from(good);
-    flipped[flipped.length - 20]! ^= 0xff;
+    flipped[offset + bytes - 20]! ^= 0xff;
     writeFileSync(file, flipped);
     await withGateway({ indexCache: { dir: cacheDir } }, async (gateway, lines) => {
       expect(loaded(lines)).toBe(false);
-      expect(lines.some((l) => l.includes('is damaged'))).toBe(true);
+      expect(
+        lines.some((l) => l.includes('not usable') && l.includes('"tools.data" checksum mismatch')),
+      ).toBe(true);
       expect(await rankings(gateway)).toBe(reference);
     });
     // Rewritten: the next start loads it.
     expect(readFileSync(file).equals(good)).toBe(true);
 
-    // A digest that matches bytes that are no index: core-search refuses them (INVALID_INDEX).
-    const junk = Buffer.from('not an index at all');
-    writeFileSync(file, Buffer.concat([createHash('sha256').update(junk).digest(), junk]));
+    // Bytes that are no index: core-search refuses them (INVALID_INDEX).
+    writeFileSync(file, 'not an index at all');
     await withGateway({ indexCache: { dir: cacheDir } }, async (gateway, lines) => {
       expect(loaded(lines)).toBe(false);
       expect(lines.some((l) => l.includes('not usable') && l.includes('invalid index'))).toBe(true);
@@ -338,6 +352,48 @@ describe('gateway start from the last index, before the upstreams have listed', 
     });
   });
 
+  it('ignores a damaged, truncated or empty last entry: waits for the listing, loads the index by its key, writes the entry again', async () => {
+    const cacheDir = join(dir, 'warm-damaged-last');
+    const { file, upstreams } = slowLister('warm-damaged-last');
+    writeFileSync(file, '2');
+    const reference = await withGateway({ indexCache: { dir: cacheDir }, upstreams }, (g) => rankings(g));
+    const [entry] = entries(join(cacheDir, 'last'));
+    const lastFile = join(cacheDir, 'last', entry!);
+    const good = readFileSync(lastFile);
+    const flipped = Buffer.from(good);
+    flipped[flipped.length - 5]! ^= 0x01; // inside the last tool's definition
+    for (const damaged of [flipped, good.subarray(0, good.length - 7), Buffer.alloc(0)]) {
+      writeFileSync(lastFile, damaged);
+      await withGateway({ indexCache: { dir: cacheDir }, upstreams }, async (gateway, lines) => {
+        expect(connecting(gateway)).toBe(false); // started after the listing
+        expect(gateway.indexPossiblyStale).toBe(false);
+        expect(loaded(lines)).toBe(true); // the index itself, found by the listing's key
+        expect(await rankings(gateway)).toBe(reference);
+      });
+      expect(readFileSync(lastFile).equals(good)).toBe(true);
+    }
+  });
+
+  it('indexes again when the index the last entry names is damaged, loading it once', async () => {
+    const cacheDir = join(dir, 'warm-damaged-index');
+    const { file, upstreams } = slowLister('warm-damaged-index');
+    writeFileSync(file, '2');
+    const reference = await withGateway({ indexCache: { dir: cacheDir }, upstreams }, (g) => rankings(g));
+    const indexFile = join(cacheDir, entries(cacheDir)[0]!);
+    const good = readFileSync(indexFile);
+    const { offset } = toolsSection(good);
+    const flipped = Buffer.from(good);
+    flipped[offset + 3]! ^= 0x20;
+    writeFileSync(indexFile, flipped);
+    await withGateway({ indexCache: { dir: cacheDir }, upstreams }, async (gateway, lines) => {
+      expect(loaded(lines)).toBe(false);
+      expect(unusable(lines)).toBe(1); // not tried again once the upstream listed the same tools
+      expect(gateway.indexPossiblyStale).toBe(false);
+      expect(await rankings(gateway)).toBe(reference);
+    });
+    expect(readFileSync(indexFile).equals(good)).toBe(true);
+  });
+
   it('waits for the listing when the cache is off', async () => {
     const cacheDir = join(dir, 'warm-off');
     const { file, upstreams } = slowLister('warm-off');
@@ -414,6 +470,39 @@ describe('Catalog.restore', () => {
     expect(await ranking(target, 'send an email')).toEqual(before);
   });
 
+  it('restoreSaved: takes the tools stored with the index, reads a definition when asked, refuses lists that do not match', async () => {
+    const source = built();
+    const bytes = source.toBytes();
+    const saved = LastEntry.read(encodeLastEntry('k', toolsets, (name) => source.has(name)))!;
+    const target = new Catalog({ engine: { embedding: false }, log: () => {} });
+    target.restoreSaved(bytes, saved);
+    expect(target.toolsOf('mail')).toEqual(['mail__send_email', 'mail__list_inbox']);
+    expect(target.toolsOf('files')).toEqual(['files__read_file', 'files__write_file']);
+    expect(target.get('files__write_file')?.definition).toEqual(toolsets.get('files')![1]);
+    for (const query of ['send an email', 'read a file', 'write'])
+      expect(await ranking(target, query)).toEqual(await ranking(source, query));
+    // Once the upstreams listed the same tools, the catalog holds their definitions themselves.
+    target.keepDefinitions(toolsets);
+    expect(target.get('mail__list_inbox')?.definition).toBe(toolsets.get('mail')![1]);
+
+    const fewer = LastEntry.read(
+      encodeLastEntry('k', new Map([['mail', toolsets.get('mail')!]]), () => true),
+    )!;
+    const renamed = new Map([
+      ...toolsets,
+      ['files', [tool('files__read_file', 'x'), tool('files__other', 'y')]],
+    ]);
+    const other = LastEntry.read(encodeLastEntry('k', renamed, () => true))!;
+    const kept = built();
+    const before = await ranking(kept, 'send an email');
+    for (const wrong of [fewer, other])
+      expect(() => kept.restoreSaved(bytes, wrong)).toThrow(
+        expect.objectContaining({ code: 'INVALID_INDEX' }),
+      );
+    expect(kept.size).toBe(4);
+    expect(await ranking(kept, 'send an email')).toEqual(before);
+  });
+
   it('takes a listed tool the engine refused as refused, not as missing from the index', () => {
     const engine = { embedding: false as const, limits: { maxToolChars: 400 } };
     const lists = new Map([['mail', [...toolsets.get('mail')!, tool('mail__huge', 'x '.repeat(300))]]]);
@@ -430,5 +519,51 @@ describe('Catalog.restore', () => {
     expect(() => roomier.restore(source.toBytes(), lists)).toThrow(
       expect.objectContaining({ code: 'INVALID_INDEX' }),
     );
+  });
+});
+
+describe('LastEntry', () => {
+  const lists = new Map([
+    [
+      'mail',
+      [
+        { name: 'mail__send_email', description: 'Send an email', inputSchema: { type: 'object' as const } },
+        { name: 'mail__list_inbox', inputSchema: { type: 'object' as const, properties: {} } },
+      ],
+    ],
+    ['files', [{ name: 'files__big', inputSchema: { type: 'object' as const } }]],
+  ]);
+
+  it('holds the index key, the names and counts per toolset, and each definition as listed', () => {
+    const entry = LastEntry.read(encodeLastEntry('abc', lists, (name) => name !== 'files__big'))!;
+    expect(entry.key).toBe('abc');
+    expect(entry.toolsets).toEqual([
+      { name: 'mail', listed: 2, names: ['mail__send_email', 'mail__list_inbox'] },
+      { name: 'files', listed: 1, names: [] },
+    ]);
+    expect(entry.definition(1)).toEqual(lists.get('mail')![1]);
+  });
+
+  it('is none when damaged, truncated or of another layout; a forged definition is INVALID_INDEX naming the tool', () => {
+    const bytes = Buffer.from(encodeLastEntry('abc', lists, () => true));
+    for (let at = 0; at < bytes.length; at += 7) {
+      const flipped = Buffer.from(bytes);
+      flipped[at]! ^= 0x04;
+      expect(LastEntry.read(flipped)).toBeUndefined();
+    }
+    for (const length of [0, 10, 16, bytes.length - 1])
+      expect(LastEntry.read(bytes.subarray(0, length))).toBeUndefined();
+    // The first record renamed, the checksum fixed: consistent bytes, a wrong definition.
+    const forged = Buffer.from(bytes);
+    forged.write('X', forged.lastIndexOf('mail__send_email') + 'mail__send_email'.length - 1);
+    forged.writeUInt32LE(crc32(forged.subarray(16)), 12);
+    const entry = LastEntry.read(forged)!;
+    expect(() => entry.definition(0)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_INDEX',
+        message: expect.stringContaining('mail__send_email'),
+      }),
+    );
+    expect(entry.definition(2).name).toBe('files__big');
   });
 });

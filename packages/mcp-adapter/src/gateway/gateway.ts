@@ -35,7 +35,8 @@ import {
 import { errorResult } from '../render.js';
 import { SessionState } from '../session.js';
 import type { EnrichConfig, GatewayConfig } from './config.js';
-import { IndexCache, type IndexCacheOption, type LastIndex } from './index-cache.js';
+import { IndexCache, type IndexCacheOption } from './index-cache.js';
+import type { LastEntry } from './last-entry.js';
 import { redactSecrets } from './redact.js';
 import { UpstreamManager, type UpstreamManagerOptions } from './upstreams.js';
 
@@ -122,6 +123,8 @@ export class Gateway {
   private staleIndex = false;
   private listing: Promise<void> = Promise.resolve();
   private closed = false;
+  /** The key of a cached index this start found unusable: not loaded (nor checked) a second time. */
+  private refusedKey: string | undefined;
 
   private constructor(options: GatewayOptions) {
     this.options = options;
@@ -420,13 +423,14 @@ export class Gateway {
     this.indexedAtStart = true;
     const lists = this.listedLists();
     const key = cache?.keyOf(lists);
-    const saved = key === undefined ? undefined : cache?.read(key);
+    const saved = key === undefined || key === this.refusedKey ? undefined : cache?.read(key);
     if (saved) {
       try {
         this.catalog.restore(saved, lists);
         this.log(`toolsearch-mcp: loaded the index of ${this.catalog.size} tools from ${cache?.dir}`);
         // An entry from before the per-configuration ones (or theirs lost): the next start serves before listing.
-        if (cache && key !== undefined && configKey !== undefined) cache.writeLast(configKey, key, lists);
+        if (cache && key !== undefined && configKey !== undefined)
+          this.writeLast(cache, configKey, key, lists);
         return;
       } catch (err) {
         this.log(
@@ -437,7 +441,7 @@ export class Gateway {
     for (const name of lists.keys()) this.reindex(name);
     if (cache && key !== undefined && this.catalog.size > 0) {
       cache.write(key, this.catalog.toBytes());
-      if (configKey !== undefined) cache.writeLast(configKey, key, lists);
+      if (configKey !== undefined) this.writeLast(cache, configKey, key, lists);
     }
   }
 
@@ -446,12 +450,13 @@ export class Gateway {
    * listed, marked stale until settle(); returns what the last start stored, or undefined when
    * there is none or it is not usable (the start then waits for the listing, as without it).
    */
-  private loadLast(cache: IndexCache, configKey: string): LastIndex | undefined {
+  private loadLast(cache: IndexCache, configKey: string): LastEntry | undefined {
     const found = cache.readLast(configKey);
     if (!found) return undefined;
     try {
-      this.catalog.restore(found.index, found.last.toolsets);
+      this.catalog.restoreSaved(found.index, found.last);
     } catch (err) {
+      this.refusedKey = found.last.key;
       this.log(
         `toolsearch-mcp: the cached index was not usable, indexing again (${err instanceof Error ? err.message : String(err)})`,
       );
@@ -469,24 +474,25 @@ export class Gateway {
    * listed is the one it was stored under; else the tools are indexed again and the new index
    * swapped in at once (sessions and 2026-07-28 listeners told as after any upstream change).
    */
-  private settle(cache: IndexCache, configKey: string, last: LastIndex): void {
+  private settle(cache: IndexCache, configKey: string, last: LastEntry): void {
     if (this.closed) return;
     this.indexedAtStart = true;
     try {
       const lists = this.listedLists();
       const key = cache.keyOf(lists);
       if (key === last.key) {
+        this.catalog.keepDefinitions(lists);
         this.log('toolsearch-mcp: the upstreams listed the tools of the loaded index: keeping it');
         return;
       }
-      const before = this.definitions([...new Set([...last.toolsets.keys(), ...lists.keys()])]);
+      const before = this.definitions([...new Set([...last.toolsets.map((t) => t.name), ...lists.keys()])]);
       const bytes = this.catalog.rebuild(lists);
       this.log(
         `toolsearch-mcp: the upstreams' tools changed since the loaded index: indexed ${this.catalog.size} tools again`,
       );
       if (this.catalog.size > 0) {
         cache.write(key, bytes);
-        cache.writeLast(configKey, key, lists);
+        this.writeLast(cache, configKey, key, lists);
       }
       this.refreshStatelessList();
       this.tellSessions(before);
@@ -498,6 +504,16 @@ export class Gateway {
       this.staleIndex = false;
       this.enrichAll();
     }
+  }
+
+  /** Stores which index this configuration's start now serves, with the lists it holds. */
+  private writeLast(
+    cache: IndexCache,
+    configKey: string,
+    key: string,
+    lists: ReadonlyMap<string, Tool[]>,
+  ): void {
+    cache.writeLast(configKey, key, lists, (name) => this.catalog.has(name));
   }
 
   private enrichAll(): void {

@@ -15,20 +15,20 @@
  * applied (gateway.ts takes it at that point): those are applied after a load exactly as after
  * indexing, so the ranking is the one the gateway would have built (test/index-cache.test.ts).
  *
- * An entry is the sha256 of the index followed by the index. core-search checks its saved
- * index's header and sections when it loads one, but each tool's text only when that tool is
- * first returned: a corrupt byte there would surface as an error in some later search. The
- * digest is checked before the load (at 100k tools it costs a few tens of ms against seconds of
- * indexing), so a damaged file is rebuilt at start, never served.
+ * An entry is the saved index as toBytes() wrote it. core-search checks every section of it
+ * against its crc32 when it loads one, the tools' texts included, so a damaged file is refused
+ * at start (INVALID_INDEX) and rebuilt, never served. (Entries of format 1 began with a sha256
+ * of the index, checked before the load: ~0.3 s at 100k tools for what the checksums see.)
  *
  * Listing the upstreams' tools costs more than loading their index (~100k tools over stdio:
  * 12.7 of an 18.3 s warm start, `pnpm bench --only gateway-start`, load ~10), and the key above
  * needs the lists. So a second, smaller entry remembers per configuration (upstream names,
  * commands, urls, everything else in their configs, and the same settings; not the tool lists)
- * which index the last start stored and the tool lists it was built from: the gateway serves
- * that index at once, marked as possibly stale, while the upstreams connect and list, then
- * compares keys (gateway.ts). These entries live in `last/` beside the indexes, under the same
- * atomic write and pruning; only a sha256 of the configs (which may hold credentials) names them.
+ * which index the last start stored and the tool lists it was built from (last-entry.ts): the
+ * gateway serves that index at once, marked as possibly stale, while the upstreams connect and
+ * list, then compares keys (gateway.ts). These entries live in `last/` beside the indexes, under
+ * the same atomic write and pruning; only a sha256 of the configs (which may hold credentials)
+ * names them.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -42,6 +42,7 @@ import {
 import type { EngineOptions } from '../catalog.js';
 import { envFlag, VERSION } from '../defaults.js';
 import type { UpstreamConfig } from './config.js';
+import { encodeLastEntry, LastEntry } from './last-entry.js';
 
 /** The gateway's `indexCache` option: false switches the cache off; `dir` moves it. */
 export type IndexCacheOption = false | { dir?: string };
@@ -50,18 +51,9 @@ export type IndexCacheOption = false | { dir?: string };
 export const NO_INDEX_CACHE_ENV = 'TOOLSEARCH_NO_INDEX_CACHE';
 
 /** What an entry's key covers besides the tools; bump when the gateway stores its index differently. */
-const ENTRY_FORMAT = 1;
-const DIGEST_BYTES = 32;
+const ENTRY_FORMAT = 2;
 /** The folder (under the cache's) of the per-configuration entries. */
 const LAST_DIR = 'last';
-
-/** What the last start over a configuration stored: the key of its index and the tool lists it indexed. */
-export interface LastIndex {
-  key: string;
-  toolsets: Map<string, Tool[]>;
-}
-
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
 
 export class IndexCache {
   readonly dir: string;
@@ -123,56 +115,39 @@ export class IndexCache {
   }
 
   /**
-   * What the last start over configuration `configKey` stored, when its index is still in the
-   * cache and intact; else undefined (absent or unreadable: the caller starts as without it).
+   * What the last start over configuration `configKey` stored, with its index, when both are
+   * in the cache and the entry is intact (the index is checked as it loads); else undefined
+   * (absent, damaged or of another format: the caller starts as without it).
    */
-  readLast(configKey: string): { last: LastIndex; index: Uint8Array } | undefined {
+  readLast(configKey: string): { last: LastEntry; index: Uint8Array } | undefined {
     const entry = readCachedIndex(join(this.dir, LAST_DIR), configKey);
-    if (!entry) return undefined;
-    let last: LastIndex;
-    try {
-      const parsed = JSON.parse(Buffer.from(entry).toString('utf8')) as {
-        key: string;
-        toolsets: [string, Tool[]][];
-      };
-      last = { key: parsed.key, toolsets: new Map(parsed.toolsets) };
-      if (typeof last.key !== 'string') return undefined;
-    } catch {
-      return undefined;
-    }
+    const last = entry && LastEntry.read(entry);
+    if (!last) return undefined;
     const index = this.read(last.key);
     return index ? { last, index } : undefined;
   }
 
-  /** Remembers that configuration `configKey` last indexed `toolsets` under `key`; a failure is logged. */
-  writeLast(configKey: string, key: string, toolsets: ReadonlyMap<string, readonly Tool[]>): void {
-    this.put(
-      join(this.dir, LAST_DIR),
-      configKey,
-      Buffer.from(JSON.stringify({ key, toolsets: [...toolsets] })),
-    );
+  /**
+   * Remembers that configuration `configKey` last indexed `toolsets` under `key`, the tools
+   * `indexed` tells held by the index; a failure is logged.
+   */
+  writeLast(
+    configKey: string,
+    key: string,
+    toolsets: ReadonlyMap<string, readonly Tool[]>,
+    indexed: (name: string) => boolean,
+  ): void {
+    this.put(join(this.dir, LAST_DIR), configKey, encodeLastEntry(key, toolsets, indexed));
   }
 
-  /** The stored index of `key`, or undefined: absent, or damaged (logged; the caller rebuilds it). */
+  /** The stored index of `key`, or undefined when absent (a damaged one is refused by its load). */
   read(key: string): Uint8Array | undefined {
-    const entry = readCachedIndex(this.dir, key);
-    if (!entry) return undefined;
-    const index = entry.subarray(DIGEST_BYTES);
-    if (entry.length < DIGEST_BYTES || !sha256(index).equals(entry.subarray(0, DIGEST_BYTES))) {
-      this.log(
-        `toolsearch-mcp: the cached index ${key.slice(0, 12)} is damaged (digest mismatch), indexing again`,
-      );
-      return undefined;
-    }
-    return index;
+    return readCachedIndex(this.dir, key);
   }
 
   /** Stores `index` under `key`; a failure (read-only or full disk) is logged: it costs the next start time, not this one's answers. */
   write(key: string, index: Uint8Array): void {
-    const entry = Buffer.allocUnsafe(DIGEST_BYTES + index.length);
-    sha256(index).copy(entry, 0);
-    entry.set(index, DIGEST_BYTES);
-    this.put(this.dir, key, entry);
+    this.put(this.dir, key, index);
   }
 
   private put(dir: string, key: string, bytes: Uint8Array): void {
