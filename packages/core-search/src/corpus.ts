@@ -558,9 +558,15 @@ export class Corpus {
     this.accumulate(scores, terms, own, terms.length, accept, shape, shared.scores);
     // Candidates: the re-scored documents, and those of the shared top `limit` they did not
     // reach. Any other document keeps its own-term score, and each of that top `limit` ranks
-    // before it (scoring at least its own-term score), so it cannot make the top.
+    // before it (scoring at least its own-term score), so it cannot make the top. Nor can a
+    // re-scored document below the lowest score of that top `limit` (`floor`): those
+    // `limit` documents all score at least that, so most documents an expansion reaches are
+    // dropped before the selection instead of selected among (10k tools, the latency
+    // queries: lexical search CPU -2.5%, per-query medians of 100 rounds, same process,
+    // interleaved with the sources before, load 4.5).
+    const floor = ranked.length === limit ? ranked[limit - 1]!.score : Number.NEGATIVE_INFINITY;
     const { ids, scores: values } = candidates(scores.size + ranked.length);
-    let n = scores.copyTo(ids, values, 0);
+    let n = scores.copyTo(ids, values, 0, floor);
     for (const { id, score } of ranked) {
       if (scores.get(id) !== 0) continue;
       ids[n] = id;

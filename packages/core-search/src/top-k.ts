@@ -173,16 +173,19 @@ export class Scores {
   }
 
   /**
-   * Writes the documents with evidence and their scores into ids and scores from position
-   * `at` (room for `size` more is the caller's), in first-touched order; returns the end.
+   * Writes the documents with evidence of at least `floor` and their scores into ids and
+   * scores from position `at` (room for `size` more is the caller's), in first-touched
+   * order; returns the end.
    */
-  copyTo(ids: Int32Array, scores: Float64Array, at: number): number {
+  copyTo(ids: Int32Array, scores: Float64Array, at: number, floor = Number.NEGATIVE_INFINITY): number {
     const { touched, values, count } = this;
     let end = at;
     for (let i = 0; i < count; i++) {
       const id = touched[i]!;
+      const score = values[id]!;
+      if (score < floor) continue;
       ids[end] = id;
-      scores[end++] = values[id]!;
+      scores[end++] = score;
     }
     return end;
   }

@@ -546,6 +546,10 @@ describe('top-k', () => {
     expect(scores.copyTo(ids, values, 1)).toBe(4);
     expect([...ids.subarray(0, 4)]).toEqual([99, 7, 2, 40]);
     expect([...values.subarray(0, 4)]).toEqual([9, 3, 0.5, 4]);
+    // With a floor: only the documents scoring at least it (ties at it kept), still in first-touched order.
+    expect(scores.copyTo(ids, values, 1, 3)).toBe(3);
+    expect([...ids.subarray(0, 3)]).toEqual([99, 7, 40]);
+    expect([...values.subarray(0, 3)]).toEqual([9, 3, 4]);
     expect(candidates(100_000).ids.length).toBeGreaterThanOrEqual(100_000);
     scores.release();
     const reused = new Scores(4); // the released (grown) arrays, zeroed where they were written
