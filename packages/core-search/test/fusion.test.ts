@@ -156,9 +156,12 @@ describe('fuse (weighted reciprocal-rank fusion)', () => {
       return seed / 2 ** 31;
     };
     const strategies = ['keyword', 'tfidf', 'synonyms', 'fuzzy', 'exact'] as const;
-    // Dense doc ids, and ids no engine makes (fuse is exported): huge, negative, fractional.
+    // Dense doc ids; ids whose hashes all collide in fusion's id table (multiples of 2^20),
+    // and 2^31 - 1, which the table cannot hold; and ids no engine makes (fuse is exported):
+    // huge, negative, fractional. Each fusion runs after others, on a table they cleared.
     for (const idOf of [
       (i: number) => i,
+      (i: number) => (i === 0 ? 2 ** 31 - 1 : i * 2 ** 20),
       (i: number) => (i % 3 === 0 ? 2 ** 40 + i : i % 3 === 1 ? -i : i + 0.5),
     ]) {
       const rankings = strategies.map((strategy, s) => ({
@@ -173,6 +176,9 @@ describe('fuse (weighted reciprocal-rank fusion)', () => {
       }));
       const all = fuse(rankings, 60);
       expect(all).toEqual(naiveFuse(rankings, 60));
+      // The same ids met in another order take other slots: nothing of the last call may linger.
+      const reversed = [...rankings].reverse();
+      expect(fuse(reversed, 60)).toEqual(naiveFuse(reversed, 60));
       for (const limit of [0, 1, 10, 30, all.length, all.length + 5]) {
         expect(fuse(rankings, 60, limit)).toEqual(all.slice(0, limit));
       }
