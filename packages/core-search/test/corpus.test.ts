@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AnalysisMemo } from '../src/analysis/analyze.js';
+import { analyzeQuery } from '../src/analysis/query.js';
 import { Corpus, FIELD_RADIX, fieldCount, uniqueTerms, weightedTf } from '../src/corpus.js';
 import { DEFAULTS, FIELD_NAMES } from '../src/defaults.js';
 import { analyzeTool } from '../src/internals.js';
+import { literalWeight } from '../src/retrieval/literal-weight.js';
 import { Vocabulary } from '../src/retrieval/vocabulary.js';
 import { IncrementalNorms } from '../src/retrievers/tfidf.js';
 import { bestOf, candidates, Scores } from '../src/top-k.js';
@@ -390,6 +392,19 @@ describe('Corpus', () => {
     expect(corpus.coverage(['weather'], 2)).toBe(0);
     expect(corpus.coverage(['zzz'], 1, (term) => term === 'zzz')).toBe(1);
     expect(corpus.coverage([])).toBe(1);
+  });
+
+  it('weighs literal strategies by the squared share of known terms, afresh after a change', () => {
+    const corpus = new Corpus();
+    corpus.add(docs);
+    const query = analyzeQuery('weather zzzz');
+    expect(query.shape).toBe('keywords');
+    expect(literalWeight(corpus, query)).toBe(0.25);
+    expect(literalWeight(corpus, query)).toBe(0.25); // asked again (keyword, then tfidf)
+    expect(literalWeight(corpus, query, (term) => term === 'zzzz')).toBe(1);
+    corpus.add([analyzeTool({ name: 'zzzz', description: 'Sleep.' }, 3)]);
+    expect(literalWeight(corpus, query)).toBe(1); // the same query object, a changed corpus
+    expect(literalWeight(corpus, analyzeQuery('what is the weather like in qqqq today'))).toBe(1);
   });
 
   it('merges duplicate query terms by their highest weight', () => {

@@ -16,5 +16,19 @@ export function literalWeight(
   query: AnalyzedQuery,
   alsoSeen?: (term: string) => boolean,
 ): number {
-  return query.shape === 'natural' ? 1 : corpus.coverage(query.terms, corpus.knownDf, alsoSeen) ** 2;
+  if (query.shape === 'natural') return 1;
+  if (alsoSeen) return corpus.coverage(query.terms, corpus.knownDf, alsoSeen) ** 2;
+  // keyword and tfidf ask for the plain weight of the same analysed query in one search.
+  if (last?.corpus !== corpus || last.query !== query || last.version !== corpus.version) {
+    last = {
+      corpus,
+      query,
+      version: corpus.version,
+      weight: corpus.coverage(query.terms, corpus.knownDf) ** 2,
+    };
+  }
+  return last.weight;
 }
+
+/** The last plain weight computed (a search's analysed query is a new object, so it is never reused by another search). */
+let last: { corpus: Corpus; query: AnalyzedQuery; version: number; weight: number } | undefined;

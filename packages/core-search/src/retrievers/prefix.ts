@@ -13,16 +13,13 @@ import type { AnalyzedQuery, Retriever } from '../retriever.js';
  */
 export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext): Retriever {
   const { minPrefixLength, maxExpansions, minCompletionWeight } = DEFAULTS.prefix;
+  const completes = (term: string) =>
+    term.length >= minPrefixLength && vocabulary.completions(term, 1).length > 0;
   return {
     name: 'prefix',
     add() {},
     remove() {},
-    weightFor: (query: AnalyzedQuery) =>
-      literalWeight(
-        corpus,
-        query,
-        (term) => term.length >= minPrefixLength && vocabulary.completions(term, 1).length > 0,
-      ),
+    weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query, completes),
     retrieve(query: AnalyzedQuery, limit, accept) {
       // The query's own words first, as keyword's ranking sums them (Corpus.topBm25f shares that sum).
       const terms: WeightedTerm[] = query.terms.map((term) => ({ term, weight: 1 }));

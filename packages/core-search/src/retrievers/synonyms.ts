@@ -11,11 +11,12 @@ import type { AnalyzedQuery, Retriever } from '../retriever.js';
  * wins. No expansion, no opinion: it would only repeat the keyword ranking.
  */
 export function createSynonymsRetriever({ corpus, synonyms }: RetrieverContext): Retriever {
+  const hasSynonyms = (term: string) => synonyms.entries.has(term);
   return {
     name: 'synonyms',
     add() {},
     remove() {},
-    weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query, (term) => synonyms.entries.has(term)),
+    weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query, hasSynonyms),
     retrieve(query: AnalyzedQuery, limit, accept) {
       const expansions = expandTerms(query.terms, synonyms);
       if (expansions.length === 0) return [];
