@@ -46,6 +46,7 @@ import {
 import { closestNames } from './suggest.js';
 import {
   type Degraded,
+  type QueryShape,
   type SearchExplanation,
   type SearchOptions,
   type SearchResponse,
@@ -131,6 +132,12 @@ export class ToolSearch {
   private nextId = 0;
   private readonly corpus = new Corpus();
   private readonly retrievers: Retriever[];
+  /**
+   * Per query shape, each retriever's fusion weight before its weightFor (the shape weight
+   * times the `weights` option; 0 when switched off engine-wide), fixed at construction: a
+   * search reads one small array instead of two Sets and two objects by name per retriever.
+   */
+  private readonly baseWeights: Record<QueryShape, Float64Array>;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly disabled: ReadonlySet<StrategyName>;
   private readonly weights: Partial<Record<StrategyName, number>>;
@@ -172,6 +179,15 @@ export class ToolSearch {
       .map((create) => create(context))
       .filter((retriever): retriever is Retriever => retriever !== undefined);
     this.enabledStrategies([], undefined); // every strategy switched off fails here, not at each search
+    const baseWeights = (shape: QueryShape) =>
+      Float64Array.from(this.retrievers, ({ name }) =>
+        this.disabled.has(name) ? 0 : DEFAULTS.shapeWeights[shape][name] * (this.weights[name] ?? 1),
+      );
+    this.baseWeights = {
+      identifier: baseWeights('identifier'),
+      keywords: baseWeights('keywords'),
+      natural: baseWeights('natural'),
+    };
     if (options.tools !== undefined) this.add(options.tools);
   }
 
@@ -484,17 +500,20 @@ export class ToolSearch {
     // The query's work budget: from here on, every stage sees at most maxQueryChars.
     const bounded = analyzeQuery(query, this.limits.maxQueryChars);
     const analyzed = synonymsOn ? rewriteIdioms(bounded, this.synonyms) : bounded;
-    const shapeWeights = DEFAULTS.shapeWeights[analyzed.shape];
+    const baseWeights = this.baseWeights[analyzed.shape];
     const allowed = toolsetFilter ? new Set(toolsetFilter) : undefined;
     const accept = allowed ? (id: number) => allowed.has(this.docs.get(id)?.toolset ?? '') : undefined;
     const depth = Math.max(DEFAULTS.fusion.depth, limit);
 
     let degraded: Degraded | undefined;
     const running: { retriever: Retriever; weight: number }[] = [];
-    for (const retriever of this.retrievers) {
+    for (let i = 0; i < this.retrievers.length; i++) {
+      const base = baseWeights[i]!;
+      if (base === 0) continue; // off, or no weight for this shape: weightFor is not asked
+      const retriever = this.retrievers[i]!;
       const name = retriever.name;
-      if (this.disabled.has(name) || off.has(name) || (only && !only.has(name))) continue;
-      const weight = shapeWeights[name] * (this.weights[name] ?? 1) * (retriever.weightFor?.(analyzed) ?? 1);
+      if ((off !== NONE && off.has(name)) || (only && !only.has(name))) continue;
+      const weight = base * (retriever.weightFor?.(analyzed) ?? 1);
       if (weight <= 0) continue;
       const status = retriever.status?.() ?? 'ready';
       if (status !== 'ready') {
