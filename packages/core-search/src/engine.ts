@@ -437,6 +437,17 @@ export class ToolSearch {
       .map(([name, docs]) => ({ name, toolCount: docs.length, description: describeToolset(docs) }));
   }
 
+  /**
+   * Every tool's name and toolset, by id: the order they were added, unless one was re-indexed
+   * in place. A catalog restored from a saved index takes its order and toolsets from here.
+   */
+  listTools(): { name: string; toolset: string }[] {
+    const list = new Array<{ name: string; toolset: string }>(this.docs.size);
+    let i = 0;
+    for (const doc of this.docs.values()) list[i++] = { name: doc.name, toolset: doc.toolset };
+    return list;
+  }
+
   /** Resolves once every retriever has finished loading (embedding model, vectors). */
   async ready(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
@@ -695,6 +706,7 @@ export class ToolSearch {
     this.corpus.importPostings(postings, lengths, docs.length);
     this.nextId = docs.length;
     for (const doc of docs) this.register(doc);
+    if (this.idByName.size !== docs.length) file.duplicateName();
     this.retrievers.forEach((retriever, i) => {
       const state = file.retrieverState(retriever.name);
       if (!state || !retriever.importState?.(state, docs.length)) {

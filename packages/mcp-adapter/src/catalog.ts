@@ -48,13 +48,17 @@ export interface CatalogSearchOptions {
 }
 
 /**
- * Tool lists stored beside a saved index (the gateway's last entry): per toolset, how many
- * tools it listed and the names of those the index holds; each definition read on demand.
+ * Tool lists stored beside a saved index (the gateway's last entry): per toolset in order, how
+ * many tools it listed and how many of them the index holds (the engine refused the others);
+ * each definition read on demand.
  */
 export interface SavedToolsets {
-  readonly toolsets: readonly { name: string; listed: number; names: readonly string[] }[];
-  /** The definition of the tool at `position` of the names, toolset after toolset. */
-  definition(position: number): Tool;
+  readonly toolsets: readonly { name: string; listed: number; indexed: number }[];
+  /**
+   * The definition of the tool at `position` of the index (toolset after toolset), named
+   * `name`; undefined when it is the one the index holds (heldByIndex).
+   */
+  definition(position: number, name: string): Tool | undefined;
 }
 
 /** A catalog tool whose definition is read from saved lists when first asked for (restoreSaved). */
@@ -66,12 +70,42 @@ class SavedTool implements CatalogTool {
     readonly toolset: string,
     private readonly source: SavedToolsets,
     private readonly position: number,
+    private readonly engine: ToolSearch,
   ) {}
 
   get definition(): Tool {
-    this.value ??= this.source.definition(this.position);
+    this.value ??=
+      this.source.definition(this.position, this.name) ?? indexedDefinition(this.engine, this.name);
     return this.value;
   }
+}
+
+/** The keys toEngineTool keeps of a definition, in its order. */
+const ENGINE_KEYS = ['name', 'title', 'description', 'inputSchema', 'annotations'];
+
+/**
+ * True when `definition` is what the index holds of it (toEngineTool's tool without its
+ * toolset), key order included: only keys toEngineTool keeps, in its order, none it would
+ * drop (an empty title or description, null annotations). The gateway's last entry stores
+ * only the definitions that are not (an upstream's outputSchema, _meta, another key order).
+ */
+export function heldByIndex(definition: Tool): boolean {
+  let at = 0;
+  for (const key of Object.keys(definition)) {
+    while (at < ENGINE_KEYS.length && ENGINE_KEYS[at] !== key) at++;
+    if (at++ === ENGINE_KEYS.length) return false;
+  }
+  const { title, description, annotations } = definition as Record<string, unknown>;
+  const kept = (key: string, value: unknown) => !Object.hasOwn(definition, key) || Boolean(value);
+  return kept('title', title) && kept('description', description) && kept('annotations', annotations);
+}
+
+/** A tool's definition as the index holds it (heldByIndex), a copy of its own. */
+function indexedDefinition(engine: ToolSearch, name: string): Tool {
+  const tool = engine.get(name);
+  if (!tool) throw new ToolSearchError('INVALID_INDEX', `toolsearch: invalid index: it lacks ${name}`);
+  const { toolset: _toolset, ...definition } = structuredClone(tool);
+  return definition as Tool;
 }
 
 /** Most phrasings Catalog keeps per tool from addPhrasings (enrichment); the engine bounds its own. */
@@ -235,30 +269,28 @@ export class Catalog {
 
   /**
    * restore() from the tool lists stored with the index (the gateway's start before its
-   * upstreams list): the names and counts are checked against the index, each definition is
-   * read when first needed (parsing 100k of them was half of a start from the cache). The
-   * saved lists say which listed tools the engine refused; a list that does not match the
-   * index is INVALID_INDEX, and the catalog is then left as it was.
+   * upstreams list): the index holds the catalog's tools in the catalog's order (it was built
+   * toolset after toolset), so names and toolsets come from the index, checked against the
+   * stored counts, and each definition is read when first needed, checked to be that tool's
+   * (parsing 100k of them was half of a start from the cache). Counts that do not match are
+   * INVALID_INDEX, and the catalog is then left as it was.
    */
   restoreSaved(index: Uint8Array, saved: SavedToolsets): void {
     const engine = this.loadEngine(index);
-    const held = new Map(engine.toolsets().map((t) => [t.name, t.toolCount]));
+    const held = engine.listTools();
     const entries: CatalogTool[] = [];
-    for (const { name: toolset, listed, names } of saved.toolsets) {
-      if (names.length !== (held.get(toolset) ?? 0))
-        throw new ToolSearchError(
-          'INVALID_INDEX',
-          `toolsearch: invalid index: toolset ${toolset} has ${held.get(toolset) ?? 0} tools in the index, ${names.length} stored with it`,
-        );
-      if (names.length < listed)
-        this.log(
-          `toolsearch-mcp: skipped ${listed - names.length} tool(s) of ${toolset} (rejected when indexed)`,
-        );
-      for (const name of names) {
-        if (!engine.has(name))
-          throw new ToolSearchError('INVALID_INDEX', `toolsearch: invalid index: it lacks ${name}`);
-        entries.push(new SavedTool(name, toolset, saved, entries.length));
+    for (const { name: toolset, listed, indexed } of saved.toolsets) {
+      for (let k = 0; k < indexed; k++) {
+        const tool = held[entries.length];
+        if (tool?.toolset !== toolset)
+          throw new ToolSearchError(
+            'INVALID_INDEX',
+            `toolsearch: invalid index: its tool ${entries.length} is not of toolset ${toolset}, as stored with it`,
+          );
+        entries.push(new SavedTool(tool.name, toolset, saved, entries.length, engine));
       }
+      if (indexed < listed)
+        this.log(`toolsearch-mcp: skipped ${listed - indexed} tool(s) of ${toolset} (rejected when indexed)`);
     }
     this.adopt(engine, entries);
   }

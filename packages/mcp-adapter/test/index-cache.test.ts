@@ -470,7 +470,7 @@ describe('Catalog.restore', () => {
     expect(await ranking(target, 'send an email')).toEqual(before);
   });
 
-  it('restoreSaved: takes the tools stored with the index, reads a definition when asked, refuses lists that do not match', async () => {
+  it('restoreSaved: takes the tools from the index, reads a definition when asked, refuses lists that do not match it', async () => {
     const source = built();
     const bytes = source.toBytes();
     const saved = LastEntry.read(encodeLastEntry('k', toolsets, (name) => source.has(name)))!;
@@ -488,19 +488,69 @@ describe('Catalog.restore', () => {
     const fewer = LastEntry.read(
       encodeLastEntry('k', new Map([['mail', toolsets.get('mail')!]]), () => true),
     )!;
+    // With an outputSchema a definition is stored, not read from the index.
+    const withOutput = (name: string) => ({ ...tool(name, 'x'), outputSchema: { type: 'object' as const } });
     const renamed = new Map([
       ...toolsets,
-      ['files', [tool('files__read_file', 'x'), tool('files__other', 'y')]],
+      ['files', [withOutput('files__read_file'), withOutput('files__other')]],
     ]);
-    const other = LastEntry.read(encodeLastEntry('k', renamed, () => true))!;
+    const otherNames = new Map([
+      ['post', toolsets.get('mail')!],
+      ['files', toolsets.get('files')!],
+    ]);
     const kept = built();
     const before = await ranking(kept, 'send an email');
-    for (const wrong of [fewer, other])
+    for (const wrong of [fewer, LastEntry.read(encodeLastEntry('k', otherNames, () => true))!])
       expect(() => kept.restoreSaved(bytes, wrong)).toThrow(
         expect.objectContaining({ code: 'INVALID_INDEX' }),
       );
     expect(kept.size).toBe(4);
     expect(await ranking(kept, 'send an email')).toEqual(before);
+    // Lists of other tools in the same counts: a definition that is not its tool's is never served.
+    const other = new Catalog({ engine: { embedding: false }, log: () => {} });
+    other.restoreSaved(bytes, LastEntry.read(encodeLastEntry('k', renamed, () => true))!);
+    expect(other.get('files__read_file')?.definition.name).toBe('files__read_file');
+    expect(() => other.get('files__write_file')?.definition).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_INDEX',
+        message: expect.stringContaining('files__write_file'),
+      }),
+    );
+  });
+
+  it('restoreSaved serves each definition exactly as listed, whether stored or read from the index', () => {
+    const shapes = [
+      { name: 'kit__plain', description: 'Plain tool', inputSchema: { type: 'object' as const } },
+      {
+        name: 'kit__titled',
+        title: 'Titled',
+        description: 'Has a title',
+        inputSchema: { type: 'object' as const },
+      },
+      { name: 'kit__noted', inputSchema: { type: 'object' as const }, annotations: { readOnlyHint: true } },
+      { description: 'Name second', name: 'kit__order', inputSchema: { type: 'object' as const } },
+      {
+        name: 'kit__output',
+        inputSchema: { type: 'object' as const },
+        outputSchema: { type: 'object' as const },
+      },
+      { name: 'kit__empty', description: '', inputSchema: { type: 'object' as const } },
+      { name: 'kit__meta', inputSchema: { type: 'object' as const }, _meta: { 'x/y': 1 } },
+    ];
+    const lists = new Map([['kit', shapes]]);
+    const source = new Catalog({ engine: { embedding: false }, log: () => {} });
+    source.setToolset('kit', shapes);
+    const entry = encodeLastEntry('k', lists, (name) => source.has(name));
+    const target = new Catalog({ engine: { embedding: false }, log: () => {} });
+    const saved = LastEntry.read(entry)!;
+    target.restoreSaved(source.toBytes(), saved);
+    for (const [i, shape] of shapes.entries()) {
+      expect(JSON.stringify(target.get(shape.name)?.definition)).toBe(JSON.stringify(shape));
+      // Only the ones the index does not hold as listed take room in the entry.
+      expect(saved.definition(i, shape.name) === undefined).toBe(
+        ['kit__plain', 'kit__titled', 'kit__noted'].includes(shape.name),
+      );
+    }
   });
 
   it('takes a listed tool the engine refused as refused, not as missing from the index', () => {
@@ -527,7 +577,12 @@ describe('LastEntry', () => {
     [
       'mail',
       [
-        { name: 'mail__send_email', description: 'Send an email', inputSchema: { type: 'object' as const } },
+        {
+          name: 'mail__send_email',
+          description: 'Send an email',
+          inputSchema: { type: 'object' as const },
+          outputSchema: { type: 'object' as const },
+        },
         { name: 'mail__list_inbox', inputSchema: { type: 'object' as const, properties: {} } },
       ],
     ],
@@ -538,10 +593,19 @@ describe('LastEntry', () => {
     const entry = LastEntry.read(encodeLastEntry('abc', lists, (name) => name !== 'files__big'))!;
     expect(entry.key).toBe('abc');
     expect(entry.toolsets).toEqual([
-      { name: 'mail', listed: 2, names: ['mail__send_email', 'mail__list_inbox'] },
-      { name: 'files', listed: 1, names: [] },
+      { name: 'mail', listed: 2, indexed: 2 },
+      { name: 'files', listed: 1, indexed: 0 },
     ]);
-    expect(entry.definition(1)).toEqual(lists.get('mail')![1]);
+    expect(entry.definition(0, 'mail__send_email')).toEqual(lists.get('mail')![0]);
+    expect(entry.definition(1, 'mail__list_inbox')).toBeUndefined(); // as the index holds it
+    // Asked for another tool than the record holds, or past the records: INVALID_INDEX.
+    for (const [position, name] of [
+      [0, 'mail__list_inbox'],
+      [2, 'files__big'],
+    ] as const)
+      expect(() => entry.definition(position, name)).toThrow(
+        expect.objectContaining({ code: 'INVALID_INDEX' }),
+      );
   });
 
   it('is none when damaged, truncated or of another layout; a forged definition is INVALID_INDEX naming the tool', () => {
@@ -558,12 +622,12 @@ describe('LastEntry', () => {
     forged.write('X', forged.lastIndexOf('mail__send_email') + 'mail__send_email'.length - 1);
     forged.writeUInt32LE(crc32(forged.subarray(16)), 12);
     const entry = LastEntry.read(forged)!;
-    expect(() => entry.definition(0)).toThrow(
+    expect(() => entry.definition(0, 'mail__send_email')).toThrow(
       expect.objectContaining({
         code: 'INVALID_INDEX',
         message: expect.stringContaining('mail__send_email'),
       }),
     );
-    expect(entry.definition(2).name).toBe('files__big');
+    expect(entry.definition(1, 'mail__list_inbox')).toBeUndefined();
   });
 });

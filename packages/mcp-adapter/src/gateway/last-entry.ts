@@ -7,26 +7,30 @@
  * definitions then: as one JSON text of every list, at ~100k tools (68 MB) its parse and the
  * garbage it left were about half of a 5 s start from the cache (`--cpu-prof`, load ~5).
  * Here each definition is its own record, parsed when the catalog first hands that tool out
- * (a search shows ten), and only the names the catalog needs at once are in the header.
+ * (a search shows ten); the names and toolsets come from the index, which holds the tools in
+ * the catalog's order (Catalog.restoreSaved), so the header holds counts only.
  *
  * Layout: "TSLAST\0\0" | u32 header bytes | u32 crc32 of everything after these 16 bytes |
  * header (UTF-8 JSON: format, the index's key, per toolset its name, how many tools it listed
- * and how many of them the index holds, those tools' names, toolset after toolset) | padding
- * to 4 | u32 record starts (names + 1) | the records (each definition's JSON). The checksum is
- * checked when the entry is read (~30 ms for the 68 MB of 100k tools): a damaged entry is no
- * entry, never a wrong definition served later.
+ * and how many of them the index holds) | padding to 4 | u32 record starts (tools + 1) | the
+ * records (the definitions of the tools the index holds, toolset after toolset, as JSON; empty
+ * for one the index holds as listed, Catalog's heldByIndex: most of them, so the entry of 100k
+ * tools is ~0.5 MB, not the 68 MB of their definitions, which a start read and checked). The
+ * checksum is checked when the entry is read (~30 ms for the 68 MB of 100k tools): a damaged
+ * entry is no entry; a record is checked to be its tool's when read: never a wrong definition.
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { ToolSearchError } from '@toolsearch/core-search';
 import { crc32 } from '@toolsearch/core-search/internals';
-import type { SavedToolsets } from '../catalog.js';
+import { heldByIndex, type SavedToolsets } from '../catalog.js';
 
 const MAGIC = 'TSLAST\0\0';
 const PREAMBLE_BYTES = 16;
 /** Bump when the layout changes: an entry of another format is ignored (the start waits for the listing). */
-const FORMAT = 1;
+const FORMAT = 2;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const EMPTY = Buffer.alloc(0);
 const align4 = (n: number) => Math.ceil(n / 4) * 4;
 
 interface Header {
@@ -34,27 +38,18 @@ interface Header {
   key: string;
   /** [name, tools listed, tools the index holds] per toolset, in config order. */
   toolsets: [string, number, number][];
-  /** The names of the tools the index holds, toolset after toolset, each in listed order. */
-  names: string[];
 }
 
 /** What the last start over a configuration stored: the key of its index and the tools it indexed. */
 export class LastEntry implements SavedToolsets {
   readonly key: string;
-  readonly toolsets: readonly { name: string; listed: number; names: readonly string[] }[];
-  private readonly names: readonly string[];
+  readonly toolsets: readonly { name: string; listed: number; indexed: number }[];
   private readonly records: Uint8Array;
   private readonly starts: Uint32Array;
 
   private constructor(header: Header, records: Uint8Array, starts: Uint32Array) {
     this.key = header.key;
-    this.names = header.names;
-    let at = 0;
-    this.toolsets = header.toolsets.map(([name, listed, indexed]) => {
-      const names = header.names.slice(at, at + indexed);
-      at += indexed;
-      return { name, listed, names };
-    });
+    this.toolsets = header.toolsets.map(([name, listed, indexed]) => ({ name, listed, indexed }));
     this.records = records;
     this.starts = starts;
   }
@@ -76,7 +71,7 @@ export class LastEntry implements SavedToolsets {
       return undefined;
     }
     if (!validHeader(header)) return undefined;
-    const count = header.names.length;
+    const count = header.toolsets.reduce((sum, [, , indexed]) => sum + indexed, 0);
     const startsAt = align4(PREAMBLE_BYTES + headerBytes);
     const recordsAt = startsAt + 4 * (count + 1);
     if (recordsAt > bytes.length) return undefined;
@@ -90,24 +85,28 @@ export class LastEntry implements SavedToolsets {
   }
 
   /**
-   * The definition of the tool at `position` of the names (toolset after toolset), as its
-   * upstream listed it. A record that is no definition of that tool (only a file forged to
-   * pass the checksum) is INVALID_INDEX naming the tool.
+   * The definition of the tool at `position` (toolset after toolset), named `name`, as its
+   * upstream listed it; undefined when it is the one the index holds (an empty record). A
+   * record that is not that tool's definition (an entry that does not belong to its index, or
+   * a file forged to pass the checksum) is INVALID_INDEX naming it.
    */
-  definition(position: number): Tool {
-    const name = this.names[position];
+  definition(position: number, name: string): Tool | undefined {
     let value: unknown;
+    const from = this.starts[position];
+    const to = this.starts[position + 1];
+    if (from !== undefined && from === to) return undefined;
     try {
-      value = JSON.parse(
-        utf8.decode(this.records.subarray(this.starts[position], this.starts[position + 1])),
-      );
+      if (to !== undefined)
+        value = JSON.parse(
+          utf8.decode(this.records.subarray(this.starts[position], this.starts[position + 1])),
+        );
     } catch {
       value = undefined;
     }
     if (value === null || typeof value !== 'object' || (value as { name?: unknown }).name !== name)
       throw new ToolSearchError(
         'INVALID_INDEX',
-        `toolsearch: invalid index: the stored definition of ${String(name)} is not one`,
+        `toolsearch: invalid index: the stored definition of ${name} is not one`,
       );
     return value as Tool;
   }
@@ -116,27 +115,16 @@ export class LastEntry implements SavedToolsets {
 function validHeader(header: unknown): header is Header {
   if (header === null || typeof header !== 'object') return false;
   const h = header as Partial<Header>;
-  if (
-    h.format !== FORMAT ||
-    typeof h.key !== 'string' ||
-    !Array.isArray(h.toolsets) ||
-    !Array.isArray(h.names)
-  )
-    return false;
-  let total = 0;
-  for (const entry of h.toolsets) {
-    if (
-      !Array.isArray(entry) ||
-      typeof entry[0] !== 'string' ||
-      !Number.isInteger(entry[1]) ||
-      !Number.isInteger(entry[2]) ||
-      entry[2] < 0 ||
-      entry[2] > entry[1]
-    )
-      return false;
-    total += entry[2];
-  }
-  return total === h.names.length && h.names.every((name) => typeof name === 'string');
+  if (h.format !== FORMAT || typeof h.key !== 'string' || !Array.isArray(h.toolsets)) return false;
+  return h.toolsets.every(
+    (entry) =>
+      Array.isArray(entry) &&
+      typeof entry[0] === 'string' &&
+      Number.isInteger(entry[1]) &&
+      Number.isInteger(entry[2]) &&
+      entry[2] >= 0 &&
+      entry[2] <= entry[1],
+  );
 }
 
 /**
@@ -149,19 +137,16 @@ export function encodeLastEntry(
   indexed: (name: string) => boolean,
 ): Uint8Array {
   const toolsets: Header['toolsets'] = [];
-  const names: string[] = [];
   const records: Buffer[] = [];
   for (const [toolset, tools] of lists) {
     const kept = tools.filter((tool) => indexed(tool.name));
     toolsets.push([toolset, tools.length, kept.length]);
-    for (const tool of kept) {
-      names.push(tool.name);
-      records.push(Buffer.from(JSON.stringify(tool)));
-    }
+    // Most definitions are what the index holds already (heldByIndex): an empty record.
+    for (const tool of kept) records.push(heldByIndex(tool) ? EMPTY : Buffer.from(JSON.stringify(tool)));
   }
-  const header = Buffer.from(JSON.stringify({ format: FORMAT, key, toolsets, names } satisfies Header));
+  const header = Buffer.from(JSON.stringify({ format: FORMAT, key, toolsets } satisfies Header));
   const startsAt = align4(PREAMBLE_BYTES + header.length);
-  const starts = new Uint32Array(names.length + 1);
+  const starts = new Uint32Array(records.length + 1);
   let total = 0;
   records.forEach((record, i) => {
     total += record.length;
