@@ -342,6 +342,74 @@ describe('Corpus', () => {
     expect(values[8]).toBe(values[5]);
   });
 
+  it('keeps the terms in most documents apart without changing a norm', () => {
+    // "alpha" in every tool with many distinct counts (title and description repeats), "beta"
+    // in half of them, "gamma" in later ones; every other term in one tool (its own server).
+    const tool = (id: number, extra = '') =>
+      analyzeTool(
+        {
+          name: `s${id}__op${id}`,
+          title: 'alpha '.repeat(id % 4),
+          description: `${'alpha '.repeat(1 + (id % 3))}${id % 2 === 0 ? 'beta ' : ''}${extra}words${id}`,
+        },
+        id,
+      );
+    const corpus = new Corpus();
+    const apart = new IncrementalNorms(corpus, 'natural', { slots: 2, minDf: 4 });
+    const plain = new IncrementalNorms(corpus, 'natural', { slots: 0, minDf: 1 });
+    const held = new Set<number>();
+    // Which terms hold the slots: internals, named through the corpus' own table (a test's privilege).
+    const apartTerms = () => {
+      const { denseTerm } = apart as unknown as { denseTerm: Int32Array };
+      const { termsById } = corpus as unknown as { termsById: (string | undefined)[] };
+      return [...denseTerm].filter((t) => t >= 0).map((t) => termsById[t]);
+    };
+    const add = (...added: ReturnType<typeof tool>[]) => {
+      corpus.add(added);
+      for (const doc of added) held.add(doc.id);
+      same();
+    };
+    const same = () => {
+      const [a, b] = [apart.refresh(), plain.refresh()];
+      for (const id of held) expect(a[id]).toBe(b[id]);
+    };
+    add(...Array.from({ length: 12 }, (_, id) => tool(id)));
+    expect(apartTerms()).toEqual(['alpha', 'beta']);
+    for (let id = 12; id < 16; id++) add(tool(id)); // their df moves with each add
+    // Every tool with "beta" goes: it vanishes, and its slot is free again.
+    const betas = [...held].filter((id) => id % 2 === 0).map((id) => tool(id));
+    corpus.remove(betas);
+    for (const doc of betas) held.delete(doc.id);
+    same();
+    expect(apartTerms()).toEqual(['alpha']);
+    // "gamma" reaches minDf in documents the sums already cover: it is taken out of them.
+    add(tool(16, 'gamma '), tool(17, 'gamma '), tool(18, 'gamma '));
+    expect(apartTerms()).toEqual(['alpha']);
+    add(tool(19, 'gamma '));
+    expect(apartTerms()).toEqual(['alpha', 'gamma']);
+    // "alpha" comes to take more distinct counts than a byte codes: back into the sums.
+    for (let id = 20; id < 300; id += 20)
+      add(
+        ...Array.from({ length: 20 }, (_, k) =>
+          analyzeTool(
+            {
+              name: `m${id + k}__many${id + k}`,
+              title: 'alpha '.repeat((id + k) % 7),
+              description: 'alpha '.repeat(1 + ((id + k) % 41)),
+            },
+            id + k,
+          ),
+        ),
+      );
+    expect(apartTerms()).toEqual(['gamma']);
+    // A removed id comes back: everything is recomputed, the slots given again (not to
+    // "alpha": it still has too many counts).
+    corpus.remove([tool(17, 'gamma ')]);
+    held.delete(17);
+    add(tool(17, 'gamma '));
+    expect(apartTerms()).toEqual(['gamma']);
+  });
+
   it('names exactly the terms whose df changed, ascending, one change back or many', () => {
     const corpus = new Corpus();
     corpus.add(docs);
@@ -350,7 +418,7 @@ describe('Corpus', () => {
     const names = () => [...(corpus as unknown as { termsById: (string | undefined)[] }).termsById];
     const changed = (since: number) => {
       const seen: [number, number | undefined][] = [];
-      corpus.termsChangedSince(since, (termId, list) => seen.push([termId, list?.ids.length]));
+      corpus.termsChangedSince(since, (termId, list) => seen.push([termId, list?.length]));
       return seen;
     };
     const cases: (() => void)[] = [
