@@ -76,7 +76,12 @@ export interface SearchResult {
   summary: string;
   /** Each strategy that found this tool, with its rank, best rank first. */
   matchedBy: StrategyMatch[];
-  /** The tool as it was added. */
+  /**
+   * The tool as it was added: the engine's own copy (made at add(), so later changes to the
+   * caller's object do not reach the index), shared with the engine, not copied per search.
+   * Treat it as read-only: a change made to it changes what later searches return and what
+   * toJSON()/toBytes() save. Copy it (structuredClone) before changing it.
+   */
   tool: ToolDefinition;
 }
 
