@@ -18,17 +18,14 @@ export function literalWeight(
 ): number {
   if (query.shape === 'natural') return 1;
   if (alsoSeen) return corpus.coverage(query.terms, corpus.knownDf, alsoSeen) ** 2;
-  // keyword and tfidf ask for the plain weight of the same analysed query in one search.
-  if (last?.corpus !== corpus || last.query !== query || last.version !== corpus.version) {
-    last = {
-      corpus,
-      query,
-      version: corpus.version,
-      weight: corpus.coverage(query.terms, corpus.knownDf) ** 2,
-    };
-  }
-  return last.weight;
+  // keyword and tfidf ask for the plain weight of the same analysed query in one search. Kept
+  // per query object (weakly: nothing here keeps a dropped engine's corpus or query alive).
+  const kept = plainWeights.get(query);
+  if (kept?.corpus === corpus && kept.version === corpus.version) return kept.weight;
+  const weight = corpus.coverage(query.terms, corpus.knownDf) ** 2;
+  plainWeights.set(query, { corpus, version: corpus.version, weight });
+  return weight;
 }
 
-/** The last plain weight computed (a search's analysed query is a new object, so it is never reused by another search). */
-let last: { corpus: Corpus; query: AnalyzedQuery; version: number; weight: number } | undefined;
+/** The plain weight computed for an analysed query (a search's analysed query is its own object). */
+const plainWeights = new WeakMap<AnalyzedQuery, { corpus: Corpus; version: number; weight: number }>();
