@@ -9,7 +9,9 @@ import { splitIdentifier } from './identifier.js';
  * A raw token is a run of letters/digits joined by code punctuation, so identifiers
  * in prose ("call list_pages first") are split like tool names are.
  */
-export const RAW_TOKEN = /[\p{L}\p{N}]+(?:[_.\-'’@/:]+[\p{L}\p{N}]+)*/gu;
+const WORD_CHAR = '[\\p{L}\\p{N}]';
+const JOINER = "[_.\\-'’@/:]";
+export const RAW_TOKEN = new RegExp(`${WORD_CHAR}+(?:${JOINER}+${WORD_CHAR}+)*`, 'gu');
 const CAMEL = /\p{Ll}\p{Lu}/u;
 /** A plain word ("file", "File", "s3"): nothing to split. */
 const SIMPLE = /^[A-Za-z]?[a-z0-9]*$/;
@@ -57,11 +59,15 @@ export function tokenize(text: string): string[] {
   return words;
 }
 
-/** 1 for the ASCII letters and digits (RAW_TOKEN's [\p{L}\p{N}]), 2 for its joiners _ . - ' @ / : */
+/** 1 for the ASCII characters of RAW_TOKEN's WORD_CHAR (letters, digits), 2 for its JOINERs. */
 const ASCII_CLASS = new Uint8Array(0x80);
-for (let code = 0; code < 0x80; code++) {
-  const char = String.fromCharCode(code);
-  ASCII_CLASS[code] = /[\p{L}\p{N}]/u.test(char) ? 1 : /[_.\-'@/:]/.test(char) ? 2 : 0;
+{
+  const word = new RegExp(WORD_CHAR, 'u');
+  const joiner = new RegExp(JOINER, 'u');
+  for (let code = 0; code < 0x80; code++) {
+    const char = String.fromCharCode(code);
+    ASCII_CLASS[code] = word.test(char) ? 1 : joiner.test(char) ? 2 : 0;
+  }
 }
 
 /**
