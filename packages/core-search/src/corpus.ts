@@ -111,9 +111,15 @@ const EMPTY_IDS = new Int32Array(0);
 const MAX_CHANGED_NOW = 4096;
 const EMPTY_PACKED = new Float64Array(0);
 
-/** A copy of `array` in a new array of `size` elements, the rest filled with `fill`. */
-function grownTo(array: Int32Array, size: number, fill = 0): Int32Array<ArrayBuffer> {
-  const grown = new Int32Array(size);
+/** A copy of `array` in a new array of its kind with `size` elements, the rest filled with `fill`. */
+export function grownTo<
+  T extends
+    | Int32Array<ArrayBuffer>
+    | Float64Array<ArrayBuffer>
+    | Int8Array<ArrayBuffer>
+    | Uint8Array<ArrayBuffer>,
+>(array: T, size: number, fill = 0): T {
+  const grown = new (array.constructor as new (size: number) => T)(size);
   if (fill !== 0) grown.fill(fill, array.length);
   grown.set(array);
   return grown;

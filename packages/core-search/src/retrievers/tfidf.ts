@@ -1,4 +1,4 @@
-import { type Corpus, type PostingList, type StoredPostings, weightedTf } from '../corpus.js';
+import { type Corpus, grownTo, type PostingList, type StoredPostings, weightedTf } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
 import type { RetrieverContext } from '../retrieval/context.js';
 import { literalWeight } from '../retrieval/literal-weight.js';
@@ -530,33 +530,20 @@ export class IncrementalNorms {
   private fit(ids: number, terms: number): void {
     if (this.capacity < ids) {
       // Stamps start at 0, never current (the stamp counts from 1 after the first update).
-      this.s0 = grown(this.s0, ids);
-      this.s1 = grown(this.s1, ids);
-      this.s2 = grown(this.s2, ids);
-      this.norms = grown(this.norms, ids);
-      this.stamps = grown(this.stamps, ids);
-      this.masks = grown(this.masks, ids);
-      this.codes = grown(this.codes, ids * this.denseTerm.length);
+      this.s0 = grownTo(this.s0, ids);
+      this.s1 = grownTo(this.s1, ids);
+      this.s2 = grownTo(this.s2, ids);
+      this.norms = grownTo(this.norms, ids);
+      this.stamps = grownTo(this.stamps, ids);
+      this.masks = grownTo(this.masks, ids);
+      this.codes = grownTo(this.codes, ids * this.denseTerm.length);
       this.capacity = ids;
     }
     if (this.appliedC.length < terms) {
       const size = Math.max(terms, this.appliedC.length * 2);
-      const c = new Float64Array(size);
-      c.set(this.appliedC);
-      const maxId = new Int32Array(size).fill(-1);
-      maxId.set(this.appliedMaxId);
-      const slotOf = new Int8Array(size).fill(-1);
-      slotOf.set(this.slotOf);
-      this.appliedC = c;
-      this.appliedMaxId = maxId;
-      this.slotOf = slotOf;
+      this.appliedC = grownTo(this.appliedC, size);
+      this.appliedMaxId = grownTo(this.appliedMaxId, size, -1);
+      this.slotOf = grownTo(this.slotOf, size, -1);
     }
   }
-}
-
-/** A copy of `array` with room for `size` elements (zeros after its own). */
-function grown<T extends Float64Array | Int32Array | Uint8Array>(array: T, size: number): T {
-  const copy = new (array.constructor as new (size: number) => T)(size);
-  copy.set(array);
-  return copy;
 }
