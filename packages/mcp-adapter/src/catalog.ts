@@ -80,24 +80,25 @@ class SavedTool implements CatalogTool {
   }
 }
 
-/** The keys toEngineTool keeps of a definition, in its order. */
-const ENGINE_KEYS = ['name', 'title', 'description', 'inputSchema', 'annotations'];
-
 /**
  * True when `definition` is what the index holds of it (toEngineTool's tool without its
- * toolset), key order included: only keys toEngineTool keeps, in its order, none it would
- * drop (an empty title or description, null annotations). The gateway's last entry stores
- * only the definitions that are not (an upstream's outputSchema, _meta, another key order).
+ * toolset), key order included: no key toEngineTool drops (an upstream's outputSchema, _meta,
+ * an empty title or description, null annotations), none in another order. The gateway's
+ * last entry stores only the definitions that are not. Compared with toEngineTool's own
+ * output (keys in order, values by identity), so the two cannot disagree.
  */
 export function heldByIndex(definition: Tool): boolean {
-  let at = 0;
-  for (const key of Object.keys(definition)) {
-    while (at < ENGINE_KEYS.length && ENGINE_KEYS[at] !== key) at++;
-    if (at++ === ENGINE_KEYS.length) return false;
-  }
-  const { title, description, annotations } = definition as Record<string, unknown>;
-  const kept = (key: string, value: unknown) => !Object.hasOwn(definition, key) || Boolean(value);
-  return kept('title', title) && kept('description', description) && kept('annotations', annotations);
+  const { toolset: _toolset, ...held } = toEngineTool({ name: definition.name, toolset: '', definition });
+  const keys = Object.keys(definition);
+  const heldKeys = Object.keys(held);
+  return (
+    keys.length === heldKeys.length &&
+    keys.every(
+      (key, i) =>
+        key === heldKeys[i] &&
+        (definition as Record<string, unknown>)[key] === (held as Record<string, unknown>)[key],
+    )
+  );
 }
 
 /** A tool's definition as the index holds it (heldByIndex), a copy of its own. */
