@@ -328,13 +328,19 @@ export class Corpus {
     this.termsById.push(term);
     this.byTerm.push({ ids: EMPTY_IDS, packed: EMPTY_PACKED, length: 0 });
     if (termId >= this.dfStamps.length) {
-      const size = Math.max(termId + 1, this.dfStamps.length * 2);
-      this.dfStamps = grownTo(this.dfStamps, size);
-      this.lastDoc = grownTo(this.lastDoc, size, -1);
-      this.pending = grownTo(this.pending, size);
+      this.dfStamps = grownTo(this.dfStamps, Math.max(termId + 1, this.dfStamps.length * 2));
     }
+    this.fitScratch();
     this.noteTerm(term, true);
     return termId;
+  }
+
+  /** The bulk add's per-term scratch at least as long as dfStamps (every term id given out has a slot). */
+  private fitScratch(): void {
+    const size = this.dfStamps.length;
+    if (this.lastDoc.length >= size) return;
+    this.lastDoc = grownTo(this.lastDoc, size, -1);
+    this.pending = grownTo(this.pending, size);
   }
 
   /** add() of one document, one posting at a time (ids below the largest: re-indexed in place). */
@@ -845,6 +851,9 @@ export class Corpus {
       }
     }
     this.dfStamps = new Int32Array(Math.max(64, terms.length)).fill(this.version);
+    // The scratch must cover the loaded term ids too: grown only as new terms came, an add()
+    // of known terms alone after a load read past its end, and its postings were lost.
+    this.fitScratch();
     this.changedNow = undefined; // every term: scan
     terms.forEach((term, t) => {
       if (this.termIds.has(term)) invalidIndex(`terms: "${term}" appears twice`);

@@ -235,6 +235,31 @@ describe('Corpus', () => {
     for (const field of FIELD_NAMES) expect(bulk.averageLength(field)).toBe(single.averageLength(field));
   });
 
+  it('adds documents of known terms alone after adopting saved postings, as a corpus built by adds', () => {
+    // More terms than the bulk add's scratch starts with (64), none of them new in the last add.
+    const words = Array.from({ length: 120 }, (_, i) => `word${i}x`);
+    const all = words.map((word, i) =>
+      analyzeTool({ name: `${word}_tool`, description: `${word} with ${words[(i * 7) % 120]} ${word}` }, i),
+    );
+    const later = [
+      analyzeTool({ name: 'word100x_tool', description: 'word100x word101x word100x word119x' }, 120),
+      analyzeTool({ name: 'word119x', description: 'word5x' }, 121),
+    ];
+    const built = new Corpus();
+    built.add(all);
+    const lengths = new Float64Array(all.length * FIELD_NAMES.length);
+    for (const [id, doc] of all.entries()) {
+      for (const [f, field] of FIELD_NAMES.entries())
+        lengths[id * FIELD_NAMES.length + f] = doc.fields[field].length;
+    }
+    const adopted = new Corpus();
+    adopted.importPostings(built.exportPostings(Int32Array.from(all, (_, i) => i)), lengths, all.length);
+    adopted.add(later);
+    built.add(later);
+    expect(postingsOf(adopted)).toEqual(postingsOf(built));
+    expect([...adopted.postingList('word100x')!.ids]).toEqual([100, 120]);
+  });
+
   it('scores BM25F exactly as a direct computation over the postings', () => {
     const { k1, b } = DEFAULTS.bm25;
     const fieldWeights = DEFAULTS.bm25.fieldWeights.keywords;
