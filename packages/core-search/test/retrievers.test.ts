@@ -210,6 +210,25 @@ describe('ngram grams read as numbers', () => {
       expect(loaded.retrieve(analyzeQuery(query), 10)).toEqual(cosines(query, [...docs.keys()]));
     expect(state.arrays!.ids).toEqual(saved);
   });
+
+  it('indexes documents sharing one nameWords array (mirrors of a bare name) as it indexes copies', () => {
+    // Mirrors of the names, some in the same add as their first holder, some in a later one.
+    const mirrored = [...names, ...names.map((name) => `mirror__${name}`), 'other__take_screenshot'];
+    const shared = new Map(mirrored.map((name, id) => [id, analyzeTool({ name }, id)] as const));
+    expect(shared.get(names.length)!.nameWords).toBe(shared.get(0)!.nameWords);
+    const copies = new Map(
+      [...shared].map(([id, doc]) => [id, { ...doc, nameWords: [...doc.nameWords] }] as const),
+    );
+    const sharing = createNgramRetriever({ docs: shared });
+    sharing.add([...shared.values()].slice(0, 10));
+    sharing.add([...shared.values()].slice(10));
+    const copied = createNgramRetriever({ docs: copies });
+    for (const doc of copies.values()) copied.add([doc]);
+    const dense = Int32Array.from(mirrored, (_, id) => id);
+    expect(sharing.exportState!(dense)).toEqual(copied.exportState!(dense));
+    for (const query of queries)
+      expect(sharing.retrieve(analyzeQuery(query), 20)).toEqual(copied.retrieve(analyzeQuery(query), 20));
+  });
 });
 
 describe('category', () => {
