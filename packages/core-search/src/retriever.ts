@@ -72,7 +72,7 @@ export interface SavedState {
   /** Small JSON values (sizes, the model id). */
   meta?: unknown;
   strings?: Record<string, readonly string[]>;
-  arrays?: Record<string, Int32Array | Float32Array | Float64Array>;
+  arrays?: Record<string, Int32Array | Float32Array | Float64Array | Uint8Array>;
 }
 
 export type RetrieverStatus = 'ready' | 'loading' | 'unavailable';

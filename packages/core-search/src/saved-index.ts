@@ -40,15 +40,16 @@ import type { ToolDefinition } from './types.js';
 
 /**
  * The binary format's version (toJSON()'s JSON is version 1). 3: one run of term numbers per
- * distinct analysed term array (tokens.at / tokens.lengths), no per-tool checksums.
+ * distinct analysed term array (tokens.at / tokens.lengths), no per-tool checksums. 4: a
+ * retriever may save bytes; exact saves its keys as a key table (retrieval/key-table.ts).
  */
-export const SAVED_INDEX_VERSION = 3;
+export const SAVED_INDEX_VERSION = 4;
 const MAGIC = 'TSINDEX\0';
 const PREAMBLE_BYTES = 16;
 const FIELDS = FIELD_NAMES.length;
 
 type SectionType = 'i32' | 'u32' | 'f32' | 'f64' | 'json' | 'bytes';
-type TypedArray = Int32Array | Uint32Array | Float32Array | Float64Array;
+type TypedArray = Int32Array | Uint32Array | Float32Array | Float64Array | Uint8Array;
 
 interface SectionEntry {
   type: SectionType;
@@ -267,7 +268,13 @@ export function writeSavedIndex(input: SaveInput): Uint8Array {
     for (const [key, array] of Object.entries(state.arrays ?? {})) {
       typed(
         `retriever.${name}.${key}`,
-        array instanceof Float32Array ? 'f32' : array instanceof Float64Array ? 'f64' : 'i32',
+        array instanceof Float32Array
+          ? 'f32'
+          : array instanceof Float64Array
+            ? 'f64'
+            : array instanceof Uint8Array
+              ? 'bytes'
+              : 'i32',
         array,
       );
       entry.arrays.push(key);
@@ -431,6 +438,12 @@ export class SavedIndex {
     return new Float64Array(buffer, at, bytes / 8);
   }
 
+  /** A 'bytes' section as a view. */
+  private sectionBytes(name: string): Uint8Array {
+    const { offset, bytes } = this.entry(name, 'bytes');
+    return this.bytes.subarray(offset, offset + bytes);
+  }
+
   private stringList(name: string, length?: number): string[] {
     const { offset, bytes } = this.entry(name, 'json');
     const list = parseJson(this.bytes.subarray(offset, offset + bytes), name);
@@ -571,7 +584,7 @@ export class SavedIndex {
       invalidIndex(`retriever "${name}" must list its strings and arrays`);
     const strings: Record<string, string[]> = {};
     for (const key of entry.strings) strings[key] = this.stringList(`retriever.${name}.${key}`);
-    const arrays: Record<string, Int32Array | Float32Array | Float64Array> = {};
+    const arrays: NonNullable<SavedState['arrays']> = {};
     for (const key of entry.arrays) {
       const section = `retriever.${name}.${key}`;
       const type = this.header.sections[section]?.type;
@@ -580,7 +593,9 @@ export class SavedIndex {
           ? this.typed(section, 'f32')
           : type === 'f64'
             ? this.typed(section, 'f64')
-            : this.typed(section, 'i32');
+            : type === 'bytes'
+              ? this.sectionBytes(section)
+              : this.typed(section, 'i32');
     }
     return { meta: entry.meta, strings, arrays };
   }

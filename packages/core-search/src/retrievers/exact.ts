@@ -1,6 +1,7 @@
 import { bareName, compactKey, serverPrefix, splitIdentifier } from '../analysis/identifier.js';
 import { DEFAULTS } from '../defaults.js';
 import type { RetrieverContext } from '../retrieval/context.js';
+import { buildKeyTable, KeyTable, type KeyTableArrays } from '../retrieval/key-table.js';
 import type { AnalyzedQuery, IndexedDoc, RetrievalHit, Retriever, SavedState } from '../retriever.js';
 import { invalidIndex } from '../serialize.js';
 
@@ -128,11 +129,33 @@ export function oneEditApart(a: string, b: string): boolean {
 export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): Retriever {
   /**
    * Ids by key: one id as a number (most keys name one tool), several as an array. A Set
-   * per key cost ~100 bytes for each of the ~4 keys of every tool.
+   * per key cost ~100 bytes for each of the ~4 keys of every tool. Undefined while a saved
+   * index's key table answers instead (importState): filled from it on the first add(),
+   * remove() or typo lookup, so a loaded engine's first search looks up one key.
    */
-  const byKey = new Map<string, number | number[]>();
+  let byKey: Map<string, number | number[]> | undefined = new Map();
+  /** A saved index's keys and, per key number k, its ids at [starts[k], starts[k + 1]) of ids. */
+  let saved: { table: KeyTable; starts: Int32Array; ids: Int32Array } | undefined;
+  const keyMap = (): Map<string, number | number[]> => {
+    if (byKey) return byKey;
+    const { table, starts, ids } = saved!;
+    const map = new Map<string, number | number[]>();
+    table.allKeys().forEach((key, k) => {
+      const from = starts[k]!;
+      const to = starts[k + 1]!;
+      if (map.has(key)) invalidIndex(`exact: key "${key}" appears twice`);
+      map.set(key, to - from === 1 ? ids[from]! : Array.from(ids.subarray(from, to)));
+    });
+    byKey = map;
+    saved = undefined;
+    return map;
+  };
   const idsOf = (key: string): readonly number[] => {
-    const ids = byKey.get(key);
+    if (saved) {
+      const k = saved.table.find(key);
+      return k === -1 ? [] : Array.from(saved.ids.subarray(saved.starts[k]!, saved.starts[k + 1]!));
+    }
+    const ids = byKey!.get(key);
     return ids === undefined ? [] : typeof ids === 'number' ? [ids] : ids;
   };
   /**
@@ -145,6 +168,7 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
   return {
     name: 'exact',
     add(docs) {
+      const byKey = keyMap();
       for (const doc of docs) {
         for (const key of nameKeys(doc, servers)) {
           const ids = byKey.get(key);
@@ -163,6 +187,7 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
       }
     },
     remove(ids) {
+      const byKey = keyMap();
       // Removed ids grouped by key, so a key shared by many tools is filtered once. A
       // removed document's keys are computed again (the engine removes a document from its
       // retrievers before it drops it): keeping each tool's keys for remove() cost ~120
@@ -195,42 +220,52 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
       }
     },
     exportState(dense): SavedState {
-      const keys = [...byKey.keys()];
+      if (saved) {
+        // Loaded and unchanged since (a change fills the map): the same keys, ids renumbered.
+        const { table, starts, ids } = saved;
+        return {
+          arrays: { ...tableArrays(table.arrays()), starts, ids: ids.map((id) => dense[id]!) },
+        };
+      }
+      const keys = [...byKey!.keys()];
       const starts = new Int32Array(keys.length + 1);
       const all: number[] = [];
       keys.forEach((key, k) => {
-        const ids = byKey.get(key)!;
+        const ids = byKey!.get(key)!;
         if (typeof ids === 'number') all.push(dense[ids]!);
         else for (const id of ids) all.push(dense[id]!);
         starts[k + 1] = all.length;
       });
-      return { strings: { keys }, arrays: { starts, ids: Int32Array.from(all) } };
+      return { arrays: { ...tableArrays(buildKeyTable(keys)), starts, ids: Int32Array.from(all) } };
     },
     importState(state, count) {
-      const keys = state.strings?.keys;
-      const { starts, ids } = state.arrays ?? {};
-      if (!keys || !(starts instanceof Int32Array) || !(ids instanceof Int32Array))
-        invalidIndex('exact: keys, starts and ids are required');
-      if (starts.length !== keys.length + 1 || starts[0] !== 0 || starts[keys.length] !== ids.length)
-        invalidIndex(`exact: ${starts.length} starts for ${keys.length} keys and ${ids.length} ids`);
-      keys.forEach((key, k) => {
-        const from = starts[k]!;
-        const to = starts[k + 1]!;
-        if (to <= from) invalidIndex(`exact: key ${k} has no ids or its starts are out of order`);
-        for (let i = from; i < to; i++) {
-          if (!(ids[i]! >= 0 && ids[i]! < count))
-            invalidIndex(`exact: id ${ids[i]} of key ${k} is not below ${count}`);
-        }
-        if (byKey.has(key)) invalidIndex(`exact: key "${key}" appears twice`);
-        byKey.set(key, to - from === 1 ? ids[from]! : Array.from(ids.subarray(from, to)));
-      });
+      const { keys, keyStarts, slots, starts, ids } = state.arrays ?? {};
+      if (
+        !(keys instanceof Uint8Array) ||
+        !(keyStarts instanceof Int32Array) ||
+        !(slots instanceof Int32Array) ||
+        !(starts instanceof Int32Array) ||
+        !(ids instanceof Int32Array)
+      )
+        invalidIndex('exact: keys, keyStarts, slots, starts and ids are required');
+      const table = new KeyTable({ keys, starts: keyStarts, slots }, 'exact');
+      if (starts.length !== table.size + 1 || starts[0] !== 0 || starts[table.size] !== ids.length)
+        invalidIndex(`exact: ${starts.length} starts for ${table.size} keys and ${ids.length} ids`);
+      for (let k = 0; k < table.size; k++)
+        if (starts[k + 1]! <= starts[k]!)
+          invalidIndex(`exact: key ${k} has no ids or its starts are out of order`);
+      for (let i = 0; i < ids.length; i++) {
+        if (!(ids[i]! >= 0 && ids[i]! < count)) invalidIndex(`exact: id ${ids[i]} is not below ${count}`);
+      }
+      byKey = undefined;
+      saved = { table, starts, ids };
       return true;
     },
     retrieve(query: AnalyzedQuery, limit, accept) {
       const key = compactKey(query.normalized);
-      const exact = byKey.get(key);
-      if (exact !== undefined) {
-        return [...idsOf(key)]
+      const exact = idsOf(key);
+      if (exact.length > 0) {
+        return [...exact]
           .filter((id) => !accept || accept(id))
           .sort((a, b) => a - b)
           .slice(0, limit)
@@ -239,7 +274,7 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
       if (query.shape !== 'identifier' || key.length < DEFAULTS.exact.minTypoKeyLength) return [];
       if (!byLength) {
         byLength = new Map();
-        for (const candidate of byKey.keys()) {
+        for (const candidate of keyMap().keys()) {
           const list = byLength.get(candidate.length);
           if (list) list.push(candidate);
           else byLength.set(candidate.length, [candidate]);
@@ -256,4 +291,9 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
       return ids.slice(0, limit).map((id) => ({ id, score: 0.5, matched: near }));
     },
   };
+}
+
+/** A key table's arrays under the names exact saves them by. */
+function tableArrays({ keys, starts, slots }: KeyTableArrays): Record<string, Uint8Array | Int32Array> {
+  return { keys, keyStarts: starts, slots };
 }

@@ -1,0 +1,138 @@
+/**
+ * A frozen table from strings to their numbers 0..count-1, read straight from a saved
+ * index's bytes: the keys as UTF-8 back to back, their starts, and an open-addressing
+ * table of key numbers by hash. Looking a key up hashes and compares its bytes; nothing is
+ * decoded or inserted when the table is loaded.
+ *
+ * The exact retriever's keys (~340k for the ~100k-tool corpus) were saved as a JSON list
+ * and loaded into a Map: parse and insert were the largest part of a gateway's start from
+ * its cache, ~0.2 s CPU of ~0.85 s (load ~4.5, per-phase CPU of ToolSearch.load), to answer
+ * a first search that looks up one key. The table costs ~4 bytes a key more on disk.
+ */
+import { invalidIndex } from '../serialize.js';
+
+/** The table's arrays, as saved. */
+export interface KeyTableArrays {
+  /** Every key's UTF-8 bytes, key after key. */
+  keys: Uint8Array;
+  /** Key k spans [starts[k], starts[k + 1]) of `keys`. */
+  starts: Int32Array;
+  /** A power of two of slots, at least one more than keys: a key number, or -1 for none. */
+  slots: Int32Array;
+}
+
+const encoder = new TextEncoder();
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** FNV-1a over bytes [from, to). */
+function hashOf(bytes: Uint8Array, from: number, to: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = from; i < to; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+  return hash >>> 0;
+}
+
+/** The table of `keys` (distinct), key k numbered k. */
+export function buildKeyTable(keys: readonly string[]): KeyTableArrays {
+  const encoded = keys.map((key) => encoder.encode(key));
+  const starts = new Int32Array(keys.length + 1);
+  let total = 0;
+  encoded.forEach((bytes, k) => {
+    total += bytes.length;
+    starts[k + 1] = total;
+  });
+  const data = new Uint8Array(total);
+  encoded.forEach((bytes, k) => {
+    data.set(bytes, starts[k]!);
+  });
+  // At most half full: a missing key's probe ends within a slot or two.
+  let size = 2;
+  while (size < 2 * keys.length + 1) size *= 2;
+  const slots = new Int32Array(size).fill(-1);
+  const mask = size - 1;
+  for (let k = 0; k < keys.length; k++) {
+    let at = hashOf(data, starts[k]!, starts[k + 1]!) & mask;
+    while (slots[at] !== -1) at = (at + 1) & mask;
+    slots[at] = k;
+  }
+  return { keys: data, starts, slots };
+}
+
+export class KeyTable {
+  readonly size: number;
+  private readonly keys: Uint8Array;
+  private readonly starts: Int32Array;
+  private readonly slots: Int32Array;
+
+  /**
+   * Checks the shape that keeps every lookup in bounds and finite (starts in order within
+   * the bytes; slots a power of two, each key at most once, so at least one is empty and a
+   * probe ends): INVALID_INDEX naming `what`. A forged table that passes can misnumber keys,
+   * not crash or loop.
+   */
+  constructor(arrays: KeyTableArrays, what: string) {
+    const { keys, starts, slots } = arrays;
+    const count = starts.length - 1;
+    if (count < 0 || starts[0] !== 0 || starts[count] !== keys.length)
+      invalidIndex(`${what}: key starts must run from 0 to ${keys.length}`);
+    for (let k = 0; k < count; k++)
+      if (starts[k + 1]! < starts[k]!) invalidIndex(`${what}: key starts decrease at ${k + 1}`);
+    if (slots.length <= count || (slots.length & (slots.length - 1)) !== 0)
+      invalidIndex(`${what}: ${slots.length} slots for ${count} keys`);
+    const seen = new Uint8Array(count);
+    for (let at = 0; at < slots.length; at++) {
+      const k = slots[at]!;
+      if (k === -1) continue;
+      if (!(k >= 0 && k < count) || seen[k] === 1)
+        invalidIndex(`${what}: slot ${at} names key ${k} (of ${count}) out of range or twice`);
+      seen[k] = 1;
+    }
+    this.size = count;
+    this.keys = keys;
+    this.starts = starts;
+    this.slots = slots;
+  }
+
+  /** The number of `key`, or -1 when the table does not hold it. */
+  find(key: string): number {
+    const bytes = encoder.encode(key);
+    const { keys, starts, slots } = this;
+    const mask = slots.length - 1;
+    for (let at = hashOf(bytes, 0, bytes.length) & mask; ; at = (at + 1) & mask) {
+      const k = slots[at]!;
+      if (k === -1) return -1;
+      const from = starts[k]!;
+      if (starts[k + 1]! - from !== bytes.length) continue;
+      let i = 0;
+      while (i < bytes.length && keys[from + i] === bytes[i]) i++;
+      if (i === bytes.length) return k;
+    }
+  }
+
+  /** Key k as a string (INVALID_INDEX when its bytes are not UTF-8). */
+  key(k: number): string {
+    try {
+      return utf8.decode(this.keys.subarray(this.starts[k]!, this.starts[k + 1]!));
+    } catch {
+      return invalidIndex(`key ${k} is not UTF-8`);
+    }
+  }
+
+  /** Every key, in number order: the whole text decoded once, sliced when it is ASCII (then bytes are characters). */
+  allKeys(): string[] {
+    let text: string;
+    try {
+      text = utf8.decode(this.keys);
+    } catch {
+      return invalidIndex('keys are not UTF-8');
+    }
+    if (text.length !== this.keys.length) return Array.from({ length: this.size }, (_, k) => this.key(k));
+    const keys = new Array<string>(this.size);
+    for (let k = 0; k < this.size; k++) keys[k] = text.slice(this.starts[k]!, this.starts[k + 1]!);
+    return keys;
+  }
+
+  /** The arrays it was read from, to save again as they are. */
+  arrays(): KeyTableArrays {
+    return { keys: this.keys, starts: this.starts, slots: this.slots };
+  }
+}
