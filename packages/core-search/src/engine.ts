@@ -705,7 +705,7 @@ export class ToolSearch {
     const { postings, lengths } = file.postings();
     this.corpus.importPostings(postings, lengths, docs.length);
     this.nextId = docs.length;
-    for (const doc of docs) this.register(doc);
+    this.register(docs);
     if (this.idByName.size !== docs.length) file.duplicateName();
     this.retrievers.forEach((retriever, i) => {
       const state = file.retrieverState(retriever.name);
@@ -770,7 +770,7 @@ export class ToolSearch {
   private insert(docs: readonly IndexedDoc[]): void {
     if (docs.length === 0) return;
     this.nextId += docs.length;
-    for (const doc of docs) this.register(doc);
+    this.register(docs);
     this.corpus.add(docs);
     this.retrievers.forEach((retriever, i) => {
       const done = retriever.add(docs);
@@ -780,23 +780,35 @@ export class ToolSearch {
   }
 
   /**
-   * A new document enters the engine's books: the one rule for insert() and adopt() (a
-   * second copy of these lines once forgot markLive, and a loaded index answered nothing).
+   * New documents enter the engine's books: the one rule for insert() and adopt() (a second
+   * copy of these lines once forgot to mark them live, and a loaded index answered nothing).
+   * The live flags grow once for the batch, and a run of documents of one toolset (a server's
+   * tools come together) counts into toolsetSizes once.
    */
-  private register(doc: IndexedDoc): void {
-    this.docs.set(doc.id, doc);
-    this.markLive(doc.id);
-    this.idByName.set(doc.name, doc.id);
-    this.toolsetSizes.set(doc.toolset, (this.toolsetSizes.get(doc.toolset) ?? 0) + 1);
-  }
-
-  private markLive(id: number): void {
-    if (id >= this.live.length) {
-      const grown = new Uint8Array(Math.max(id + 1, this.live.length * 2));
+  private register(docs: readonly IndexedDoc[]): void {
+    let top = -1;
+    for (const doc of docs) top = Math.max(top, doc.id);
+    if (top >= this.live.length) {
+      const grown = new Uint8Array(Math.max(top + 1, this.live.length * 2));
       grown.set(this.live);
       this.live = grown;
     }
-    this.live[id] = 1;
+    const { live } = this;
+    let toolset: string | undefined;
+    let run = 0;
+    for (const doc of docs) {
+      this.docs.set(doc.id, doc);
+      live[doc.id] = 1;
+      this.idByName.set(doc.name, doc.id);
+      if (doc.toolset !== toolset) {
+        if (toolset !== undefined)
+          this.toolsetSizes.set(toolset, (this.toolsetSizes.get(toolset) ?? 0) + run);
+        toolset = doc.toolset;
+        run = 0;
+      }
+      run++;
+    }
+    if (toolset !== undefined) this.toolsetSizes.set(toolset, (this.toolsetSizes.get(toolset) ?? 0) + run);
   }
 
   /** The hits whose tools are indexed; the same array when all are. */

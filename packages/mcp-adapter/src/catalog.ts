@@ -113,8 +113,12 @@ function indexedDefinition(engine: ToolSearch, name: string): Tool {
 const MAX_ADDED_PHRASINGS = 20;
 
 export class Catalog {
-  /** Replaced only by restore() and rebuild(). */
-  private engine: ToolSearch;
+  /**
+   * Made when first needed (the engine getter, or prepare()), replaced only by restore() and
+   * rebuild(): a gateway that restores its index from the cache would make one only to drop
+   * it, and making one builds its synonym map and starts loading its embedding model.
+   */
+  private current: ToolSearch | undefined;
   private readonly engineOptions: EngineOptions;
   /** Replaced whole only by a restore. */
   private tools = new Map<string, CatalogTool>();
@@ -125,8 +129,20 @@ export class Catalog {
 
   constructor(options: { engine?: EngineOptions; log?: (line: string) => void } = {}) {
     this.engineOptions = options.engine ?? {};
-    this.engine = new ToolSearch(this.engineOptions);
     this.log = options.log ?? stderrLog;
+  }
+
+  private get engine(): ToolSearch {
+    this.current ??= new ToolSearch(this.engineOptions);
+    return this.current;
+  }
+
+  /**
+   * Makes the engine now, unless there is one: bad engine options throw here, and an
+   * embedding model starts loading while the caller waits for tools to index.
+   */
+  prepare(): void {
+    void this.engine;
   }
 
   get size(): number {
@@ -188,7 +204,7 @@ export class Catalog {
     const entries: CatalogTool[] = [];
     for (const [toolset, tools] of toolsets) entries.push(...this.addTo(engine, toolset, tools));
     const bytes = engine.toBytes();
-    this.engine = engine;
+    this.current = engine;
     this.tools.clear();
     this.indexed(entries);
     return bytes;
@@ -326,7 +342,7 @@ export class Catalog {
         'INVALID_INDEX',
         `toolsearch: invalid index: it holds ${engine.size} tools, the toolsets ${tools.size}`,
       );
-    this.engine = engine;
+    this.current = engine;
     this.tools = tools;
     this.announce(entries);
   }

@@ -455,6 +455,34 @@ describe('Catalog.restore', () => {
     );
   });
 
+  it('makes no engine of its own before a restore, and checks its options when it first needs one', async () => {
+    // An embedder that counts its loads: each engine made with it loads it once.
+    let loads = 0;
+    const embedder = {
+      id: 'counting',
+      dims: 2,
+      load: async () => {
+        loads++;
+      },
+      embed: async (texts: readonly string[]) => texts.map(() => Float32Array.of(1, 0)),
+    };
+    const bytes = built().toBytes();
+    const saved = LastEntry.read(encodeLastEntry('k', toolsets, () => true))!;
+    for (const restore of [
+      (catalog: Catalog) => catalog.restore(bytes, toolsets),
+      (catalog: Catalog) => catalog.restoreSaved(bytes, saved),
+    ]) {
+      loads = 0;
+      const catalog = new Catalog({ engine: { embedding: { embedder } }, log: () => {} });
+      restore(catalog);
+      await catalog.ready();
+      expect(loads).toBe(1); // the restored engine's, no other
+      expect(catalog.size).toBe(4);
+    }
+    const bad = new Catalog({ engine: { rrfK: -1 }, log: () => {} });
+    expect(() => bad.prepare()).toThrow(/rrfK/);
+  });
+
   it('refuses an index that does not hold the listed toolsets, leaving the catalog as it was', async () => {
     const bytes = built().toBytes();
     const target = built();

@@ -178,6 +178,7 @@ export class Gateway {
       gateway.listing = connecting.then(() => gateway.settle(cache, configKey, last));
       return gateway;
     }
+    gateway.catalog.prepare();
     await connecting;
     gateway.indexUpstreams(cache, configKey);
     gateway.refreshStatelessList();

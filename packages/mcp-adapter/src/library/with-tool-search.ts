@@ -99,6 +99,7 @@ export async function withToolSearch(
       );
   const original = toolHandlers(server);
   const catalog = new Catalog({ ...(options.engine ? { engine: options.engine } : {}), log });
+  catalog.prepare(); // bad engine options throw from withToolSearch(), not from the first listing
   const session = new SessionState({
     alwaysLoaded: [...(options.alwaysLoaded ?? []), ...alwaysLoadedFromEnv(options.env ?? process.env)],
     ...(options.maxBoundTools !== undefined ? { maxBoundTools: options.maxBoundTools } : {}),
