@@ -556,23 +556,38 @@ export class Corpus {
    * document keeps its own-term score, so only the shared top `limit` of those can make the
    * top. Copying the whole sum and selecting among every document it touched, once per
    * strategy, cost as much as summing it.
+   *
+   * `matched` (what an expansion matched, for explain) is given to every hit as it is made:
+   * set afterwards by the retriever, in a loop that stays unoptimised for the first thousand
+   * or so searches, it added a property (and its backing store) to each of a hundred hits.
    */
   topBm25f(
     terms: readonly WeightedTerm[],
     limit: number,
     accept?: (id: number) => boolean,
     shape: QueryShape = 'keywords',
+    matched?: string[],
   ): RetrievalHit[] {
     let own = 0;
     while (own < terms.length && terms[own]!.weight === 1) own++;
-    if (own === 0 || limit <= 0) return this.bm25f(terms, accept, shape).top(limit);
+    if (own === 0 || limit <= 0) {
+      const hits = this.bm25f(terms, accept, shape).top(limit);
+      return matched ? hits.map(({ id, score }) => ({ id, score, matched })) : hits;
+    }
     const shared = this.ownTermScores(terms, own, accept, shape);
     if (shared.depth !== limit) {
       shared.ranked = shared.scores.best(limit);
       shared.depth = limit;
     }
     const { ranked } = shared;
-    if (own === terms.length) return ranked.map(({ id, score }) => ({ id, score }));
+    if (own === terms.length) {
+      const hits: RetrievalHit[] = new Array(ranked.length);
+      for (let i = 0; i < ranked.length; i++) {
+        const { id, score } = ranked[i]!;
+        hits[i] = matched ? { id, score, matched } : { id, score };
+      }
+      return hits;
+    }
     const scores = new Scores(this.capacity);
     this.accumulate(scores, terms, own, terms.length, accept, shape, shared.scores);
     // Candidates: the re-scored documents, and those of the shared top `limit` they did not
@@ -592,7 +607,15 @@ export class Corpus {
       values[n++] = score;
     }
     scores.release();
-    return bestOf(ids, values, n, limit).map((i) => ({ id: ids[i]!, score: values[i]! }));
+    const best = bestOf(ids, values, n, limit);
+    const hits: RetrievalHit[] = new Array(best.length);
+    for (let i = 0; i < best.length; i++) {
+      const at = best[i]!;
+      hits[i] = matched
+        ? { id: ids[at]!, score: values[at]!, matched }
+        : { id: ids[at]!, score: values[at]! };
+    }
+    return hits;
   }
 
   private ownTermScores(

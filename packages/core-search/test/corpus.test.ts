@@ -68,6 +68,14 @@ describe('Corpus', () => {
               const expected = corpus.bm25f(terms, accept, shape).top(limit);
               expect(expected.length).toBeGreaterThan(0);
               expect(corpus.topBm25f(terms, limit, accept, shape)).toEqual(expected);
+              // Given what matched, every hit carries that list (the same array), and only then.
+              const matched = ['quot'];
+              const withMatched = corpus.topBm25f(terms, limit, accept, shape, matched);
+              expect(withMatched).toEqual(expected.map(({ id, score }) => ({ id, score, matched })));
+              expect(withMatched.every((hit) => hit.matched === matched)).toBe(true);
+              expect(corpus.topBm25f(terms, limit, accept, shape).some((hit) => 'matched' in hit)).toBe(
+                false,
+              );
             }
           }
         }

@@ -51,9 +51,7 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
         }
       });
       if (matched.length === 0) return [];
-      const hits = corpus.topBm25f(uniqueTerms([...terms, ...neighbours]), limit, accept, query.shape);
-      for (const hit of hits) hit.matched = matched;
-      return hits;
+      return corpus.topBm25f(uniqueTerms([...terms, ...neighbours]), limit, accept, query.shape, matched);
     },
   };
 }

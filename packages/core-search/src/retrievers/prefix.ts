@@ -53,9 +53,7 @@ export function createPrefixRetriever({ corpus, vocabulary }: RetrieverContext):
           ?.replace(/[^\p{L}\p{N}]+/gu, '') ?? '';
       if (query.shape !== 'natural' && STOP_WORDS.has(last)) complete(last, last);
       if (matched.length === 0) return [];
-      const hits = corpus.topBm25f(uniqueTerms([...terms, ...completed]), limit, accept, query.shape);
-      for (const hit of hits) hit.matched = matched;
-      return hits;
+      return corpus.topBm25f(uniqueTerms([...terms, ...completed]), limit, accept, query.shape, matched);
     },
   };
 }

@@ -25,9 +25,7 @@ export function createSynonymsRetriever({ corpus, synonyms }: RetrieverContext):
         ...query.terms.map((term) => ({ term, weight: 1 })),
         ...expansions.map((term) => ({ term, weight })),
       ]);
-      const hits = corpus.topBm25f(terms, limit, accept, query.shape);
-      for (const hit of hits) hit.matched = expansions;
-      return hits;
+      return corpus.topBm25f(terms, limit, accept, query.shape, expansions);
     },
   };
 }
