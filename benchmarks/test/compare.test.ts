@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CompareResult, writeCompare } from '../src/compare.js';
+import { type CompareResult, firstSearchAfterAdd, writeCompare } from '../src/compare.js';
 import { mirrorCorpus } from '../src/scale/mirror.js';
 import { WinkBaseline } from '../src/wink-baseline.js';
 
@@ -42,6 +42,17 @@ describe('wink-bm25-text-search baseline', () => {
     const wink = new WinkBaseline(real);
     expect(wink.search('send an email', 3)[0]).toBe('send_email');
     expect(wink.search('capture a screenshot of the page', 3)[0]).toBe('take_screenshot');
+  });
+});
+
+describe('the first search after add()', () => {
+  it('records the add() itself beside the first search and the normal one, as CPU times', async () => {
+    const tools = mirrorCorpus(real, 120);
+    const a = await firstSearchAfterAdd(tools);
+    expect(a.adds).toBe(40);
+    expect(a.baseline).toBe('steady');
+    for (const value of [a.addCpuMedianMs, a.firstCpuMedianMs, a.normalCpuMedianMs, a.repeatCpuMedianMs])
+      expect(value).toBeGreaterThanOrEqual(0);
   });
 });
 
