@@ -7,7 +7,7 @@
  * exactly. Removal marks a tombstone; the array is compacted once tombstones
  * outnumber live rows, keeping slot order (and so tie order) intact.
  */
-import { type ScoredId, TopK } from '../top-k.js';
+import { bestOf, candidates, type ScoredId, TopK } from '../top-k.js';
 import { QuantizedRows } from './quantized-rows.js';
 import { createRowMatrix, dotScanInstance, type RowMatrix, type RowMatrixOptions } from './row-matrix.js';
 
@@ -122,16 +122,25 @@ export class VectorStore {
     if (!found || !rows.gather) return undefined;
     const { slots, lower, min } = found;
     const scores = rows.gather(query, slots);
-    const top = new TopK(k);
+    // The few candidates (about k) are selected among in scratch arrays, not pushed through
+    // a heap made per search: with the caches cold (other work between two searches), the
+    // heap's two arrays and its pushes cost about as much as scoring the candidates.
+    const kept = candidates(slots.length);
+    let n = 0;
     let sure = 0;
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!;
       const id = this.slotIds[slot]!;
       if (id < 0 || (accept && !accept(id))) continue;
       if (lower[slot]! >= min) sure++;
-      top.push(id, scores[i]!);
+      const score = scores[i]!;
+      if (Number.isNaN(score)) continue; // as TopK.push: no place in a ranking
+      kept.ids[n] = id;
+      kept.scores[n++] = score;
     }
-    return sure >= k ? top.sorted() : undefined;
+    if (sure < k) return undefined;
+    const { ids, scores: keptScores } = kept;
+    return bestOf(ids, keptScores, n, k).map((i) => ({ id: ids[i]!, score: keptScores[i]! }));
   }
 
   private offerAll(top: TopK, scores: Float32Array, accept?: (id: number) => boolean): void {
