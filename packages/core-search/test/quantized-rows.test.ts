@@ -86,4 +86,40 @@ describe('QuantizedRows', () => {
     const found = quantized.candidates(rows[19]!, 20, 1)!;
     expect(found.slots[0]).toBe(0);
   });
+
+  for (const dims of [3, 20, 100]) {
+    it(`bounds a row the same whatever its neighbours and however it is grouped (${dims} dims)`, () => {
+      // Rows are packed, so a row's last step reads its neighbour's values (times zero), and
+      // rows are bounded four at a time with the last few one by one.
+      const rows = unitVectors(23, dims, 40 + dims).map((row, i) => (i % 2 ? row.map((x) => -x) : row));
+      const { quantized } = build(rows, dims);
+      for (const query of unitVectors(3, dims, 60 + dims)) {
+        const all = quantized.candidates(query, rows.length, 5)!.lower.slice();
+        rows.forEach((row, i) => {
+          const alone = build([row], dims).quantized.candidates(query, 1, 1)!;
+          expect(all[i]).toBe(alone.lower[0]);
+        });
+      }
+    });
+  }
+
+  it('keeps its rows when it grows after they were written', () => {
+    const dims = 20;
+    const rows = unitVectors(90, dims, 11);
+    const grown = new QuantizedRows(dims, dotScanInstance()!);
+    rows.forEach((row, i) => {
+      grown.reserve(i + 1 + (i % 7)); // grows by one to seven rows at a time
+      grown.write(i, row);
+    });
+    grown.reserve(1000);
+    const { quantized: once } = build(rows, dims);
+    for (const query of unitVectors(3, dims, 12)) {
+      const a = grown.candidates(query, rows.length, 10)!;
+      const lower = a.lower.slice();
+      const slots = a.slots.slice();
+      const b = once.candidates(query, rows.length, 10)!;
+      expect(lower).toEqual(b.lower);
+      expect(slots).toEqual(b.slots);
+    }
+  });
 });

@@ -95,6 +95,16 @@
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $scores) (local.get $end)))
+        ;; Once the heap is full, four scores none above the root are passed over at one
+        ;; vector comparison (NaN compares false, as below): most of the scores.
+        (if (i32.and (i32.ge_u (local.get $size) (local.get $k))
+              (i32.le_u (i32.add (local.get $scores) (i32.const 16)) (local.get $end)))
+          (then
+            (if (i32.eqz (v128.any_true
+                  (f32x4.gt (v128.load (local.get $scores)) (f32x4.splat (f32.load (local.get $heap))))))
+              (then
+                (local.set $scores (i32.add (local.get $scores) (i32.const 16)))
+                (br $next)))))
         (local.set $s (f32.load (local.get $scores)))
         (local.set $scores (i32.add (local.get $scores) (i32.const 4)))
         (br_if $next (f32.ne (local.get $s) (local.get $s)))
@@ -146,6 +156,16 @@
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $rows)))
+        ;; Four scores below $min at one vector comparison: most of them.
+        (if (i32.le_u (i32.add (local.get $i) (i32.const 4)) (local.get $rows))
+          (then
+            (if (i32.eqz (v128.any_true
+                  (f32x4.ge
+                    (v128.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 2))))
+                    (f32x4.splat (local.get $min)))))
+              (then
+                (local.set $i (i32.add (local.get $i) (i32.const 4)))
+                (br $next)))))
         (if (f32.ge (f32.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 2)))) (local.get $min))
           (then
             (i32.store (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 2))) (local.get $i))
@@ -154,63 +174,120 @@
         (br $next)))
     (local.get $count))
 
-  ;; One-row dot products for the rows listed at $slots (i32 row indices), in the
-  ;; lane order of "scan", so each is bit-identical to that row's score there.
+  ;; Dot products for the rows listed at $slots (i32 row indices), each in the lane
+  ;; order of "scan", so each is bit-identical to that row's score there. The rows are
+  ;; scattered and, with other work between two searches, not in the caches: four run
+  ;; side by side, so four rows' loads are in flight at once rather than one row's.
   (func (export "gather")
     (param $matrix i32) (param $query i32) (param $slots i32) (param $count i32) (param $stride i32)
     (param $out i32)
-    (local $rowBytes i32) (local $end i32) (local $row i32) (local $i i32) (local $acc v128)
+    (local $rowBytes i32) (local $end i32) (local $end4 i32) (local $i i32) (local $q v128)
+    (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
     (local.set $rowBytes (i32.shl (local.get $stride) (i32.const 2)))
     (local.set $end (i32.add (local.get $slots) (i32.shl (local.get $count) (i32.const 2))))
+    (local.set $end4
+      (i32.add (local.get $slots) (i32.shl (i32.and (local.get $count) (i32.const -4)) (i32.const 2))))
+    (block $quadsDone
+      (loop $quad
+        (br_if $quadsDone (i32.ge_u (local.get $slots) (local.get $end4)))
+        (local.set $r0 (i32.add (local.get $matrix) (i32.mul (i32.load (local.get $slots)) (local.get $rowBytes))))
+        (local.set $r1
+          (i32.add (local.get $matrix) (i32.mul (i32.load offset=4 (local.get $slots)) (local.get $rowBytes))))
+        (local.set $r2
+          (i32.add (local.get $matrix) (i32.mul (i32.load offset=8 (local.get $slots)) (local.get $rowBytes))))
+        (local.set $r3
+          (i32.add (local.get $matrix) (i32.mul (i32.load offset=12 (local.get $slots)) (local.get $rowBytes))))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $a2 (v128.const i32x4 0 0 0 0))
+        (local.set $a3 (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $lanesDone
+          (loop $lanes
+            (br_if $lanesDone (i32.ge_u (local.get $i) (local.get $rowBytes)))
+            (local.set $q (v128.load (i32.add (local.get $query) (local.get $i))))
+            (local.set $a0 (f32x4.add (local.get $a0)
+              (f32x4.mul (v128.load (i32.add (local.get $r0) (local.get $i))) (local.get $q))))
+            (local.set $a1 (f32x4.add (local.get $a1)
+              (f32x4.mul (v128.load (i32.add (local.get $r1) (local.get $i))) (local.get $q))))
+            (local.set $a2 (f32x4.add (local.get $a2)
+              (f32x4.mul (v128.load (i32.add (local.get $r2) (local.get $i))) (local.get $q))))
+            (local.set $a3 (f32x4.add (local.get $a3)
+              (f32x4.mul (v128.load (i32.add (local.get $r3) (local.get $i))) (local.get $q))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $lanes)))
+        (f32.store offset=0 (local.get $out) (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
+        (f32.store offset=4 (local.get $out) (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a1)) (f32x4.extract_lane 1 (local.get $a1)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a1)) (f32x4.extract_lane 3 (local.get $a1)))))
+        (f32.store offset=8 (local.get $out) (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a2)) (f32x4.extract_lane 1 (local.get $a2)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a2)) (f32x4.extract_lane 3 (local.get $a2)))))
+        (f32.store offset=12 (local.get $out) (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $a3)) (f32x4.extract_lane 1 (local.get $a3)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a3)) (f32x4.extract_lane 3 (local.get $a3)))))
+        (local.set $slots (i32.add (local.get $slots) (i32.const 16)))
+        (local.set $out (i32.add (local.get $out) (i32.const 16)))
+        (br $quad)))
+    ;; The last rows (fewer than four), one at a time.
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $slots) (local.get $end)))
-        (local.set $row
+        (local.set $r0
           (i32.add (local.get $matrix) (i32.mul (i32.load (local.get $slots)) (local.get $rowBytes))))
-        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
         (local.set $i (i32.const 0))
         (block $rowDone
           (loop $lane
             (br_if $rowDone (i32.ge_u (local.get $i) (local.get $rowBytes)))
-            (local.set $acc
-              (f32x4.add (local.get $acc)
+            (local.set $a0
+              (f32x4.add (local.get $a0)
                 (f32x4.mul
-                  (v128.load (i32.add (local.get $row) (local.get $i)))
+                  (v128.load (i32.add (local.get $r0) (local.get $i)))
                   (v128.load (i32.add (local.get $query) (local.get $i))))))
             (local.set $i (i32.add (local.get $i) (i32.const 16)))
             (br $lane)))
         (f32.store (local.get $out)
           (f32.add
-            (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
-            (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc)))))
+            (f32.add (f32x4.extract_lane 0 (local.get $a0)) (f32x4.extract_lane 1 (local.get $a0)))
+            (f32.add (f32x4.extract_lane 2 (local.get $a0)) (f32x4.extract_lane 3 (local.get $a0)))))
         (local.set $slots (i32.add (local.get $slots) (i32.const 4)))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (br $next))))
 
-  ;; Bounds on each row's score from its int8 copy. A record is `$stride16` int8 values
-  ;; (a multiple of 16), then f32 scale, f32 a (length of the int8 row as scaled) and
-  ;; f32 b (length of what quantising lost), then 4 bytes of padding. The query comes
-  ;; as `$stride16` i16 values with its own scale $qs. The integer dot product is exact;
+  ;; Bounds on each row's score from its int8 copy. Row r's `$dims` int8 values start at
+  ;; $values + r x $dims (packed: no padding between rows), and its f32 scale, f32 a
+  ;; (length of the int8 row as scaled) and f32 b (length of what quantising lost) are
+  ;; entries r of three f32 arrays at $params, $params + $plane and $params + 2 x $plane.
+  ;; The query comes as `$stride16` i16 values (a multiple of 16, zeros beyond $dims) with
+  ;; its own scale $qs, so the bytes a row's last step reads past its own values (the next
+  ;; row's, or the padding after the last row) count zero. The integer dot product is exact;
   ;; times both scales it is the score of the two quantised vectors, which is within
-  ;; a x $qe + b x $qn of the float score (see quantized-rows.ts). Writes that score
-  ;; minus and plus the margin as f32 to $lo and $hi. Four rows side by side, as in
-  ;; "scan", sixteen values a step.
+  ;; a x $qe + b x $qn of the float score (see quantized-rows.ts). Writes that score minus
+  ;; and plus the margin as f32 to $lo and $hi. Four rows side by side, as in "scan",
+  ;; sixteen values a step; their four sums are gathered into one vector (integers: the
+  ;; order of the additions cannot change them) and their bounds computed four at a time,
+  ;; each lane the same float32 operations as a row alone.
   (func (export "bounds")
-    (param $records i32) (param $query i32) (param $lo i32) (param $hi i32) (param $rows i32)
-    (param $stride16 i32) (param $qs f32) (param $qe f32) (param $qn f32)
-    (local $recordBytes i32) (local $end i32) (local $end4 i32) (local $i i32) (local $x v128)
+    (param $values i32) (param $dims i32) (param $params i32) (param $plane i32) (param $query i32)
+    (param $lo i32) (param $hi i32) (param $rows i32) (param $stride16 i32)
+    (param $qs f32) (param $qe f32) (param $qn f32)
+    (local $end i32) (local $end4 i32) (local $i i32) (local $x v128)
     (local $qlo v128) (local $qhi v128) (local $r1 i32) (local $r2 i32) (local $r3 i32)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
-    (local.set $recordBytes (i32.add (local.get $stride16) (i32.const 16)))
+    (local $score v128) (local $margin v128)
     (local.set $end (i32.add (local.get $lo) (i32.shl (local.get $rows) (i32.const 2))))
     (local.set $end4
       (i32.add (local.get $lo) (i32.shl (i32.and (local.get $rows) (i32.const -4)) (i32.const 2))))
     (block $quadsDone
       (loop $quad
         (br_if $quadsDone (i32.ge_u (local.get $lo) (local.get $end4)))
-        (local.set $r1 (i32.add (local.get $records) (local.get $recordBytes)))
-        (local.set $r2 (i32.add (local.get $r1) (local.get $recordBytes)))
-        (local.set $r3 (i32.add (local.get $r2) (local.get $recordBytes)))
+        (local.set $r1 (i32.add (local.get $values) (local.get $dims)))
+        (local.set $r2 (i32.add (local.get $r1) (local.get $dims)))
+        (local.set $r3 (i32.add (local.get $r2) (local.get $dims)))
         (local.set $a0 (v128.const i32x4 0 0 0 0))
         (local.set $a1 (v128.const i32x4 0 0 0 0))
         (local.set $a2 (v128.const i32x4 0 0 0 0))
@@ -222,7 +299,7 @@
             (local.set $qlo (v128.load (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1)))))
             (local.set $qhi
               (v128.load offset=16 (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1)))))
-            (local.set $x (v128.load (i32.add (local.get $records) (local.get $i))))
+            (local.set $x (v128.load (i32.add (local.get $values) (local.get $i))))
             (local.set $a0 (i32x4.add (local.get $a0)
               (i32x4.add
                 (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $x)) (local.get $qlo))
@@ -244,18 +321,29 @@
                 (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $x)) (local.get $qhi)))))
             (local.set $i (i32.add (local.get $i) (i32.const 16)))
             (br $lanes)))
-        (call $bound (local.get $a0) (i32.add (local.get $records) (local.get $stride16))
-          (local.get $lo) (local.get $hi) (local.get $qs) (local.get $qe) (local.get $qn))
-        (call $bound (local.get $a1) (i32.add (local.get $r1) (local.get $stride16))
-          (i32.add (local.get $lo) (i32.const 4)) (i32.add (local.get $hi) (i32.const 4))
-          (local.get $qs) (local.get $qe) (local.get $qn))
-        (call $bound (local.get $a2) (i32.add (local.get $r2) (local.get $stride16))
-          (i32.add (local.get $lo) (i32.const 8)) (i32.add (local.get $hi) (i32.const 8))
-          (local.get $qs) (local.get $qe) (local.get $qn))
-        (call $bound (local.get $a3) (i32.add (local.get $r3) (local.get $stride16))
-          (i32.add (local.get $lo) (i32.const 12)) (i32.add (local.get $hi) (i32.const 12))
-          (local.get $qs) (local.get $qe) (local.get $qn))
-        (local.set $records (i32.add (local.get $r3) (local.get $recordBytes)))
+        ;; [a0.0+a0.2, a0.1+a0.3, a1.0+a1.2, a1.1+a1.3] and the same of a2, a3; then the pairs.
+        (local.set $a0 (i32x4.add
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $a0) (local.get $a1))
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $a0) (local.get $a1))))
+        (local.set $a2 (i32x4.add
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $a2) (local.get $a3))
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $a2) (local.get $a3))))
+        (local.set $a0 (i32x4.add
+          (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $a0) (local.get $a2))
+          (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $a0) (local.get $a2))))
+        (local.set $score
+          (f32x4.mul (f32x4.convert_i32x4_s (local.get $a0))
+            (f32x4.mul (v128.load (local.get $params)) (f32x4.splat (local.get $qs)))))
+        (local.set $margin
+          (f32x4.add
+            (f32x4.mul (v128.load (i32.add (local.get $params) (local.get $plane))) (f32x4.splat (local.get $qe)))
+            (f32x4.mul
+              (v128.load (i32.add (local.get $params) (i32.shl (local.get $plane) (i32.const 1))))
+              (f32x4.splat (local.get $qn)))))
+        (v128.store (local.get $lo) (f32x4.sub (local.get $score) (local.get $margin)))
+        (v128.store (local.get $hi) (f32x4.add (local.get $score) (local.get $margin)))
+        (local.set $values (i32.add (local.get $r3) (local.get $dims)))
+        (local.set $params (i32.add (local.get $params) (i32.const 16)))
         (local.set $lo (i32.add (local.get $lo) (i32.const 16)))
         (local.set $hi (i32.add (local.get $hi) (i32.const 16)))
         (br $quad)))
@@ -268,7 +356,7 @@
         (block $rowDone
           (loop $lane
             (br_if $rowDone (i32.ge_u (local.get $i) (local.get $stride16)))
-            (local.set $x (v128.load (i32.add (local.get $records) (local.get $i))))
+            (local.set $x (v128.load (i32.add (local.get $values) (local.get $i))))
             (local.set $a0 (i32x4.add (local.get $a0)
               (i32x4.add
                 (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $x))
@@ -277,15 +365,17 @@
                   (v128.load offset=16 (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1))))))))
             (local.set $i (i32.add (local.get $i) (i32.const 16)))
             (br $lane)))
-        (call $bound (local.get $a0) (i32.add (local.get $records) (local.get $stride16))
+        (call $bound (local.get $a0) (local.get $params) (local.get $plane)
           (local.get $lo) (local.get $hi) (local.get $qs) (local.get $qe) (local.get $qn))
-        (local.set $records (i32.add (local.get $records) (local.get $recordBytes)))
+        (local.set $values (i32.add (local.get $values) (local.get $dims)))
+        (local.set $params (i32.add (local.get $params) (i32.const 4)))
         (local.set $lo (i32.add (local.get $lo) (i32.const 4)))
         (local.set $hi (i32.add (local.get $hi) (i32.const 4)))
         (br $next))))
 
-  ;; One row's bounds from its integer dot product (four lanes) and the three floats after its values.
-  (func $bound (param $acc v128) (param $params i32) (param $lo i32) (param $hi i32)
+  ;; One row's bounds from its integer dot product (four lanes) and its scale, a and b
+  ;; (at $params, $params + $plane, $params + 2 x $plane): a lane of the four-row step.
+  (func $bound (param $acc v128) (param $params i32) (param $plane i32) (param $lo i32) (param $hi i32)
     (param $qs f32) (param $qe f32) (param $qn f32)
     (local $score f32) (local $margin f32)
     (local.set $score
@@ -297,7 +387,8 @@
         (f32.mul (f32.load (local.get $params)) (local.get $qs))))
     (local.set $margin
       (f32.add
-        (f32.mul (f32.load offset=4 (local.get $params)) (local.get $qe))
-        (f32.mul (f32.load offset=8 (local.get $params)) (local.get $qn))))
+        (f32.mul (f32.load (i32.add (local.get $params) (local.get $plane))) (local.get $qe))
+        (f32.mul (f32.load (i32.add (local.get $params) (i32.shl (local.get $plane) (i32.const 1))))
+          (local.get $qn))))
     (f32.store (local.get $lo) (f32.sub (local.get $score) (local.get $margin)))
     (f32.store (local.get $hi) (f32.add (local.get $score) (local.get $margin)))))

@@ -32,42 +32,59 @@ export interface Candidates {
 }
 
 export class QuantizedRows {
-  /** int8 values per row: the dimension count rounded up to a multiple of 16, padded with zeros. */
+  /** The query's int8 values, read sixteen at a time: the dimension count rounded up to a multiple of 16. */
   readonly stride16: number;
-  private readonly recordBytes: number;
   private readonly slack: number;
   capacity = 0;
+  /** Where the scale, a and b arrays start (a and b one `plane` after another), and the scratch after them. */
+  private params = 0;
+  private plane = 0;
   /** The query's int8 values (as i16, the width the dot product reads). */
   private readonly quantized: Int16Array;
 
-  /** @param wasm an instance of its own: the rows sit at the start of its memory. */
+  /**
+   * @param wasm an instance of its own. The rows' values sit at the start of its memory,
+   * packed (`dims` bytes a row: at 100 dims a row and its three floats are 112 bytes, where
+   * a record padded to 16 bytes with its floats after it took 128, and the scan of a 10k-tool
+   * store reads its rows from memory whenever other work ran in between); the floats follow
+   * in three arrays, so four rows' bounds are computed with one vector load of each.
+   */
   constructor(
     readonly dims: number,
     private readonly wasm: DotScan,
   ) {
     this.stride16 = Math.ceil(dims / 16) * 16;
-    // int8 values, then float32 scale, a and b, then 4 bytes of padding.
-    this.recordBytes = this.stride16 + 16;
     this.slack = BASE_SLACK + (this.stride16 / 4 + 4) * 2 ** -24;
     this.quantized = new Int16Array(this.stride16);
   }
 
-  /** Grows to at least `rows` rows, keeping the contents (rows sit at the start of memory). */
+  /** Grows to at least `rows` rows, keeping the contents (the float arrays move up, the values stay). */
   reserve(rows: number): void {
     if (rows <= this.capacity) return;
-    growTo(this.wasm.memory, rows * this.recordBytes);
+    // The last row's last step reads up to 15 bytes past its values: they must be memory.
+    const params = align16(rows * this.dims + 16);
+    const plane = align16(rows * 4);
+    growTo(this.wasm.memory, params + 3 * plane);
+    const bytes = new Uint8Array(this.wasm.memory.buffer);
+    const used = this.capacity * 4;
+    // b, then a, then the scales: each moves up, over nothing not yet moved.
+    for (let i = 2; i >= 0; i--)
+      bytes.copyWithin(params + i * plane, this.params + i * this.plane, this.params + i * this.plane + used);
+    this.params = params;
+    this.plane = plane;
     this.capacity = rows;
   }
 
   /** Stores row `row` from `vector` (dims floats). */
   write(row: number, vector: Float32Array): void {
-    const at = row * this.recordBytes;
+    const at = row * this.dims;
     const { bytes, floats } = this.views();
-    const { scale, a, b } = quantize(vector, bytes.subarray(at, at + this.stride16));
-    const params = (at + this.stride16) / 4;
-    floats[params] = scale;
-    floats[params + 1] = a;
-    floats[params + 2] = b;
+    const { scale, a, b } = quantize(vector, bytes.subarray(at, at + this.dims));
+    const param = this.params / 4 + row;
+    const plane = this.plane / 4;
+    floats[param] = scale;
+    floats[param + plane] = a;
+    floats[param + 2 * plane] = b;
   }
 
   private bytesView = new Int8Array(0);
@@ -85,15 +102,18 @@ export class QuantizedRows {
 
   /** A removed row: bounds [0, 0], so it is a candidate only when scores are that low. */
   clear(row: number): void {
-    new Uint8Array(this.wasm.memory.buffer).fill(0, row * this.recordBytes, (row + 1) * this.recordBytes);
+    const { bytes, floats } = this.views();
+    bytes.fill(0, row * this.dims, (row + 1) * this.dims);
+    for (let i = 0; i < 3; i++) floats[(this.params + i * this.plane) / 4 + row] = 0;
   }
 
   copy(from: number, to: number): void {
-    new Uint8Array(this.wasm.memory.buffer).copyWithin(
-      to * this.recordBytes,
-      from * this.recordBytes,
-      (from + 1) * this.recordBytes,
-    );
+    const { bytes, floats } = this.views();
+    bytes.copyWithin(to * this.dims, from * this.dims, (from + 1) * this.dims);
+    for (let i = 0; i < 3; i++) {
+      const plane = (this.params + i * this.plane) / 4;
+      floats[plane + to] = floats[plane + from]!;
+    }
   }
 
   /**
@@ -108,16 +128,29 @@ export class QuantizedRows {
     for (let i = 0; i < this.dims; i++) squares += query[i]! * query[i]!;
     const norm = Math.sqrt(squares);
     if (!(scale > 0) || !Number.isFinite(norm) || !Number.isFinite(a + b) || k <= 0) return undefined;
-    const queryAt = this.capacity * this.recordBytes;
+    const queryAt = this.params + 3 * this.plane;
     const loAt = queryAt + this.stride16 * 2;
-    const hiAt = loAt + count * 4;
-    const heapAt = hiAt + count * 4;
+    const hiAt = loAt + align16(count * 4);
+    const heapAt = hiAt + align16(count * 4);
     const slotsAt = heapAt + k * 4;
     growTo(this.wasm.memory, slotsAt + count * 4);
     new Int16Array(this.wasm.memory.buffer, queryAt, this.stride16).set(this.quantized);
     const qe = b + this.slack * (norm + b);
     const qn = norm * (1 + this.slack);
-    this.wasm.bounds(0, queryAt, loAt, hiAt, count, this.stride16, scale, up(qe), up(qn));
+    this.wasm.bounds(
+      0,
+      this.dims,
+      this.params,
+      this.plane,
+      queryAt,
+      loAt,
+      hiAt,
+      count,
+      this.stride16,
+      scale,
+      up(qe),
+      up(qn),
+    );
     const min = this.wasm.kth(loAt, count, k, heapAt);
     const found = this.wasm.atLeast(hiAt, count, min, slotsAt);
     return {
@@ -126,6 +159,10 @@ export class QuantizedRows {
       min,
     };
   }
+}
+
+function align16(bytes: number): number {
+  return Math.ceil(bytes / 16) * 16;
 }
 
 /** A float64 rounded up to a float32 (the bounds must not shrink). */

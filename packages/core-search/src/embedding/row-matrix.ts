@@ -38,7 +38,10 @@ export interface DotScan {
   kth(scores: number, rows: number, k: number, heap: number): number;
   atLeast(scores: number, rows: number, min: number, out: number): number;
   bounds(
-    records: number,
+    values: number,
+    dims: number,
+    params: number,
+    plane: number,
     query: number,
     lo: number,
     hi: number,
