@@ -226,7 +226,7 @@ export async function runMetaTool(
     const definition = metaToolsFor(ctx.mode ?? 'legacy').find((t) => t.name === name);
     if (!definition) throw new AdapterError('UNKNOWN_TOOL', `${name} is not a meta-tool here`);
     const { input, cut } = boundArguments(name, args ?? {}, ctx.backend.catalog.maxQueryChars);
-    const problems = schemaProblems(definition.inputSchema, input);
+    const problems = schemaProblems(definition.inputSchema, input, 'arguments', true);
     if (problems.length > 0)
       throw new AdapterError('INVALID_ARGUMENTS', `${name}: ${problems.join('; ')}`, { problems });
     switch (name) {
