@@ -159,7 +159,6 @@ export class Gateway {
    */
   static async start(options: GatewayOptions): Promise<Gateway> {
     const gateway = new Gateway(options);
-    const connecting = gateway.upstreams.start();
     const cache = IndexCache.open({
       option: options.indexCache,
       engine: options.engine,
@@ -171,6 +170,10 @@ export class Gateway {
       cache && configKey !== undefined && options.serveBeforeListing !== false
         ? gateway.loadLast(cache, configKey)
         : undefined;
+    // Started once the last index is loaded: their start-up (processes spawned, servers parsing
+    // their own tool lists) ran beside the load and took the CPU from it; it delays the listing,
+    // which only settles an index already serving, by the load.
+    const connecting = gateway.upstreams.start();
     if (cache && configKey !== undefined && last) {
       // Serving already; the listing decides whether the loaded index stands (settle).
       gateway.refreshStatelessList();
