@@ -33,17 +33,18 @@ function hashOf(bytes: Uint8Array, from: number, to: number): number {
 
 /** The table of `keys` (distinct), key k numbered k. */
 export function buildKeyTable(keys: readonly string[]): KeyTableArrays {
-  const encoded = keys.map((key) => encoder.encode(key));
+  // Written into one buffer as large as the keys could be (3 bytes a UTF-16 unit at most),
+  // then copied to its size: an encode() per key made ~340k arrays for the ~100k-tool index.
+  let most = 0;
+  for (const key of keys) most += key.length * 3;
+  const scratch = Buffer.allocUnsafe(most);
   const starts = new Int32Array(keys.length + 1);
   let total = 0;
-  encoded.forEach((bytes, k) => {
-    total += bytes.length;
+  for (let k = 0; k < keys.length; k++) {
+    total += scratch.write(keys[k]!, total);
     starts[k + 1] = total;
-  });
-  const data = new Uint8Array(total);
-  encoded.forEach((bytes, k) => {
-    data.set(bytes, starts[k]!);
-  });
+  }
+  const data = new Uint8Array(scratch.subarray(0, total));
   // At most half full: a missing key's probe ends within a slot or two.
   let size = 2;
   while (size < 2 * keys.length + 1) size *= 2;
