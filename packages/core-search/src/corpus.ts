@@ -572,7 +572,7 @@ export class Corpus {
     while (own < terms.length && terms[own]!.weight === 1) own++;
     if (own === 0 || limit <= 0) {
       const hits = this.bm25f(terms, accept, shape).top(limit);
-      return matched ? hits.map(({ id, score }) => ({ id, score, matched })) : hits;
+      return matched ? hits.map(({ id, score }) => hitOf(id, score, matched)) : hits;
     }
     const shared = this.ownTermScores(terms, own, accept, shape);
     if (shared.depth !== limit) {
@@ -584,7 +584,7 @@ export class Corpus {
       const hits: RetrievalHit[] = new Array(ranked.length);
       for (let i = 0; i < ranked.length; i++) {
         const { id, score } = ranked[i]!;
-        hits[i] = matched ? { id, score, matched } : { id, score };
+        hits[i] = hitOf(id, score, matched);
       }
       return hits;
     }
@@ -611,9 +611,7 @@ export class Corpus {
     const hits: RetrievalHit[] = new Array(best.length);
     for (let i = 0; i < best.length; i++) {
       const at = best[i]!;
-      hits[i] = matched
-        ? { id: ids[at]!, score: values[at]!, matched }
-        : { id: ids[at]!, score: values[at]! };
+      hits[i] = hitOf(ids[at]!, values[at]!, matched);
     }
     return hits;
   }
@@ -889,6 +887,11 @@ export class Corpus {
     this.idEnd = docs;
     this.journal = undefined; // the vocabulary builds itself from terms() on first use
   }
+}
+
+/** A hit in its final shape: with the expansion's `matched` list when there is one (topBm25f). */
+function hitOf(id: number, score: number, matched: string[] | undefined): RetrievalHit {
+  return matched ? { id, score, matched } : { id, score };
 }
 
 function append(postings: Postings, id: number, packed: number): void {

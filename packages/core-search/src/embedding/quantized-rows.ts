@@ -53,7 +53,7 @@ export class QuantizedRows {
     readonly dims: number,
     private readonly wasm: DotScan,
   ) {
-    this.stride16 = Math.ceil(dims / 16) * 16;
+    this.stride16 = align16(dims);
     this.slack = BASE_SLACK + (this.stride16 / 4 + 4) * 2 ** -24;
     this.quantized = new Int16Array(this.stride16);
   }
