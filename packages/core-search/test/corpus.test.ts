@@ -225,21 +225,31 @@ describe('Corpus', () => {
   it('builds the same postings from documents sharing term arrays (one analysis memo) as from copies', () => {
     const tools = Array.from({ length: 12 }, (_, i) => ({
       name: `m${i % 4}__${['get_weather', 'city_facts'][i % 2]}`,
-      description: ['Weather, weather for a city.', 'City facts.', 'Stock quotes for a city and a city.'][
-        i % 3
-      ],
+      // Terms repeated within a shared array, beyond the count saturation (63) too.
+      description: [
+        'Weather, weather for a city.',
+        'City facts.',
+        'Stock quotes for a city and a city.',
+        `${'city weather '.repeat(70)}stock`,
+      ][i % 4],
       inputSchema: { type: 'object', properties: { city: { type: 'string', description: 'The city' } } },
     }));
     const memo = new AnalysisMemo();
     const shared = tools.map((tool, i) => analyzeTool(tool, i, {}, memo));
     const copies = tools.map((tool, i) => analyzeTool(tool, i));
-    expect(shared[3]!.fields.description).toBe(shared[0]!.fields.description);
-    expect(copies[3]!.fields.description).not.toBe(copies[0]!.fields.description);
+    expect(shared[4]!.fields.description).toBe(shared[0]!.fields.description);
+    expect(copies[4]!.fields.description).not.toBe(copies[0]!.fields.description);
     const bulk = new Corpus();
     bulk.add(shared);
     const single = new Corpus();
     for (const doc of copies) single.add([doc]);
     expect(postingsOf(bulk)).toEqual(postingsOf(single));
+    // Term ids are given in order of first appearance either way.
+    expect([...bulk.terms()]).toEqual([...single.terms()]);
+    const saturated = bulk.postingList('citi')!;
+    expect(fieldCount(saturated.packed[saturated.ids.indexOf(7)]!, FIELD_NAMES.indexOf('description'))).toBe(
+      FIELD_RADIX - 1,
+    );
     for (const field of FIELD_NAMES) expect(bulk.averageLength(field)).toBe(single.averageLength(field));
   });
 
