@@ -29,7 +29,11 @@ export function fieldCount(packed: number, f: number): number {
 
 const PHRASINGS = FIELD_NAMES.indexOf('phrasings');
 const DESCRIPTION = FIELD_NAMES.indexOf('description');
+// fieldWeightedTfs finds a posting's description length as the last of its low fields' lengths.
+if (DESCRIPTION !== LOW_FIELDS - 1) throw new Error('corpus: the description must be the last low field');
 const LEARNED = FIELD_NAMES.indexOf('learned');
+/** The fields whose absence counts the description again (descriptionBackoffs), in its order. */
+const BACKOFF_FIELDS = [PHRASINGS, LEARNED] as const;
 const SHAPES: readonly QueryShape[] = ['identifier', 'keywords', 'natural'];
 /** Field weights in FIELD_NAMES order, per query shape. */
 const FIELD_WEIGHTS: Record<QueryShape, Float64Array> = {
@@ -75,6 +79,12 @@ export interface PostingList {
 interface CachedList extends PostingList {
   tfs: Partial<Record<QueryShape, Float64Array>>;
   tfsVersion: Partial<Record<QueryShape, number>>;
+  /**
+   * The field lengths its postings' tfs read, in the list's order (postingLengths), from
+   * its first tfs on. A document's lengths change only through add() or remove(), which
+   * drop the view of every term it holds, so they stay valid while the view lives.
+   */
+  lengths: Int32Array | undefined;
 }
 
 /** The BM25F sum of a query's own terms, shared by the strategies of one search (Corpus.topBm25f). */
@@ -514,8 +524,12 @@ export class Corpus {
     list = {
       ids: postings.length === 0 ? EMPTY_IDS : postings.ids.subarray(0, postings.length),
       packed: postings.packed.subarray(0, postings.length),
-      tfs: {},
-      tfsVersion: {},
+      // Every property from the start, each shape's too: a list given one later, or shapes
+      // filled in another order, had another hidden class, and fieldWeightedTfs, run only
+      // after a change, was thrown out of optimised code by it ("wrong map", --trace-deopt).
+      tfs: { identifier: undefined, keywords: undefined, natural: undefined },
+      tfsVersion: { identifier: undefined, keywords: undefined, natural: undefined },
+      lengths: undefined,
     };
     this.lists.set(term, list);
     return list;
@@ -728,9 +742,16 @@ export class Corpus {
     const weights = FIELD_WEIGHTS[shape];
     const averages = this.averagesNow();
     const [backoffFields, backoffWeights] = this.descriptionBackoffs(weights);
-    const lengths = this.lengths;
-    const { ids, packed } = list;
-    const tfs = cached ?? new Float64Array(ids.length); // ids never change; reuse
+    // The lengths come from the list's own copy, read in order, not from the documents' rows
+    // (a row per posting, far apart): no search reads a row but here, so after an add() they
+    // were out of the cache, a miss per posting. First search after one add at 10k tools, this
+    // recompute took 0.23 ms for 2,002 postings in 14 lists, and 0.09 ms at once again on the
+    // same data (median of 80 adds, load 4.7; scratch fwt2.mts). The copy costs 8 bytes a
+    // posting of the lists searched, beside their tfs' 8 a shape (the 30 scale queries at 10k
+    // tools: 35k postings, 0.28 MB; scratch mem.mts).
+    const lengths = list.lengths ?? this.postingLengths(list);
+    const { packed } = list;
+    const tfs = cached ?? new Float64Array(packed.length); // ids never change; reuse
     // Per field with a count, in FIELD_NAMES order: weight x count / the field's length norm,
     // 1 - b + b * length / average (BM25). Counts are decoded with integer operations from
     // two exact halves (a floating-point remainder per field was most of this loop), and
@@ -739,8 +760,8 @@ export class Corpus {
     // search after an add() runs this for every posting of every term it reads (the
     // averages moved): 89 query terms, 20.7k postings at 10k tools, 60-84 -> 33-55 ns a
     // posting (CPU, load 3.5, values compared bit for bit; scratch fwtvar.mts).
-    for (let i = 0; i < ids.length; i++) {
-      const row = ids[i]! * FIELDS;
+    let at = 0;
+    for (let i = 0; i < packed.length; i++) {
       const value = packed[i]!;
       const low = value & LOW_MASK;
       let weighted = 0;
@@ -749,16 +770,17 @@ export class Corpus {
         const shift = f * FIELD_BITS;
         weighted +=
           (weights[f]! * ((rest >>> shift) & MAX_FIELD_COUNT)) /
-          (ONE_MINUS_B[f]! + (LENGTH_B[f]! * lengths[row + f]!) / averages[f]!);
+          (ONE_MINUS_B[f]! + (LENGTH_B[f]! * lengths[at++]!) / averages[f]!);
         rest &= ~(MAX_FIELD_COUNT << shift);
       }
+      const lowEnd = at;
       for (let rest = (value - low) * HIGH_SCALE; rest !== 0; ) {
         const high = FIELD_OF_BIT[31 - Math.clz32(rest & -rest)]!;
         const shift = high * FIELD_BITS;
         const f = LOW_FIELDS + high;
         weighted +=
           (weights[f]! * ((rest >>> shift) & MAX_FIELD_COUNT)) /
-          (ONE_MINUS_B[f]! + (LENGTH_B[f]! * lengths[row + f]!) / averages[f]!);
+          (ONE_MINUS_B[f]! + (LENGTH_B[f]! * lengths[at++]!) / averages[f]!);
         rest &= ~(MAX_FIELD_COUNT << shift);
       }
       const description = (low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT; // a low field
@@ -766,18 +788,60 @@ export class Corpus {
         tfs[i] = weighted;
         continue;
       }
+      const empty = lengths[at++]!;
+      const descriptionLength = lengths[lowEnd - 1]!; // the description is the last low field
       for (let k = 0; k < backoffFields.length; k++) {
-        if (lengths[row + backoffFields[k]!] !== 0) continue;
+        if ((empty & (1 << backoffFields[k]!)) === 0) continue;
         weighted +=
           (backoffWeights[k]! * description) /
-          (ONE_MINUS_B[DESCRIPTION]! +
-            (LENGTH_B[DESCRIPTION]! * lengths[row + DESCRIPTION]!) / averages[DESCRIPTION]!);
+          (ONE_MINUS_B[DESCRIPTION]! + (LENGTH_B[DESCRIPTION]! * descriptionLength) / averages[DESCRIPTION]!);
       }
       tfs[i] = weighted;
     }
     list.tfs[shape] = tfs;
     list.tfsVersion[shape] = this.version;
     return tfs;
+  }
+
+  /**
+   * What fieldWeightedTfs reads of the documents of a list, in its order: per posting, the
+   * length of each field it counts in (FIELD_NAMES order), then, when it counts in the
+   * description, a bit per backoff field (BACKOFF_FIELDS) its document leaves empty.
+   */
+  private postingLengths(list: CachedList): Int32Array {
+    const { ids, packed } = list;
+    let size = 0;
+    for (let i = 0; i < packed.length; i++) {
+      const value = packed[i]!;
+      const low = value & LOW_MASK;
+      size += fieldsIn(low) + fieldsIn((value - low) * HIGH_SCALE);
+      if (((low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT) !== 0) size++;
+    }
+    const out = new Int32Array(size);
+    const lengths = this.lengths;
+    let at = 0;
+    for (let i = 0; i < packed.length; i++) {
+      const row = ids[i]! * FIELDS;
+      const value = packed[i]!;
+      const low = value & LOW_MASK;
+      for (let rest = low; rest !== 0; ) {
+        const f = FIELD_OF_BIT[31 - Math.clz32(rest & -rest)]!;
+        out[at++] = lengths[row + f]!;
+        rest &= ~(MAX_FIELD_COUNT << (f * FIELD_BITS));
+      }
+      for (let rest = (value - low) * HIGH_SCALE; rest !== 0; ) {
+        const high = FIELD_OF_BIT[31 - Math.clz32(rest & -rest)]!;
+        out[at++] = lengths[row + LOW_FIELDS + high]!;
+        rest &= ~(MAX_FIELD_COUNT << (high * FIELD_BITS));
+      }
+      if (((low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT) === 0) continue;
+      let empty = 0;
+      for (let k = 0; k < BACKOFF_FIELDS.length; k++)
+        if (lengths[row + BACKOFF_FIELDS[k]!] === 0) empty |= 1 << BACKOFF_FIELDS[k]!;
+      out[at++] = empty;
+    }
+    list.lengths = out;
+    return out;
   }
 
   /** averageLength of each field, 1 for an empty one, computed once per corpus version. */
@@ -919,6 +983,16 @@ export class Corpus {
     this.idEnd = docs;
     this.journal = undefined; // the vocabulary builds itself from terms() on first use
   }
+}
+
+/** Fields with a count in one half of a packed count (fields of FIELD_BITS bits each). */
+function fieldsIn(half: number): number {
+  let fields = 0;
+  for (let rest = half; rest !== 0; fields++) {
+    const f = FIELD_OF_BIT[31 - Math.clz32(rest & -rest)]!;
+    rest &= ~(MAX_FIELD_COUNT << (f * FIELD_BITS));
+  }
+  return fields;
 }
 
 /** A hit in its final shape: with the expansion's `matched` list when there is one (topBm25f). */

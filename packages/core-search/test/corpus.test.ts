@@ -335,6 +335,52 @@ describe('Corpus', () => {
     expect(corpus.bm25f(query).top(10)).toEqual(reference(corpus, query));
   });
 
+  it('scores BM25F after adds, removes and a re-added id exactly as a corpus built afresh, searched between changes', () => {
+    // Searched between the changes, so the lists' tfs are recomputed (the averages moved) from
+    // the field lengths they kept; each shape, phrasings and learned requests for the backoffs.
+    const words = ['weather', 'city', 'forecast', 'stock', 'quote', 'alert', 'rain', 'map'];
+    const toolOf = (id: number, variant = 0) => ({
+      name: `${words[id % 8]}_${words[(id * 3 + variant) % 8]}`,
+      description: Array.from(
+        { length: 2 + ((id + variant) % 5) },
+        (_, k) => words[(id + k * variant + k) % 8],
+      ).join(' '),
+      ...(id % 3 === 0 ? { examples: [`show the ${words[(id + 2) % 8]}`] } : {}),
+    });
+    const docOf = (id: number, variant = 0) =>
+      analyzeTool(toolOf(id, variant), id, id % 4 === 1 ? { learned: [words[(id + 5) % 8]!] } : {});
+    const query = [
+      { term: 'weather', weight: 1 },
+      { term: 'citi', weight: 1 },
+      { term: 'forecast', weight: 0.7 },
+      { term: 'rain', weight: 0.4 },
+    ];
+    const shapes = ['identifier', 'keywords', 'natural'] as const;
+    const scoresOf = (corpus: Corpus) => shapes.map((shape) => corpus.bm25f(query, undefined, shape).top(50));
+    const live = new Map<number, ReturnType<typeof docOf>>();
+    const corpus = new Corpus();
+    const check = () => {
+      const fresh = new Corpus();
+      fresh.add([...live.values()].sort((x, y) => x.id - y.id));
+      expect(scoresOf(corpus)).toEqual(scoresOf(fresh));
+    };
+    const add = (batch: ReturnType<typeof docOf>[]) => {
+      corpus.add(batch);
+      for (const doc of batch) live.set(doc.id, doc);
+      check();
+    };
+    add(Array.from({ length: 12 }, (_, id) => docOf(id)));
+    add([docOf(12)]);
+    add([docOf(13), docOf(14)]);
+    corpus.remove([live.get(4)!, live.get(9)!]);
+    live.delete(4);
+    live.delete(9);
+    check();
+    add([docOf(4, 3)]); // the id again, other lengths: every list it is in was dropped
+    add([docOf(15)]);
+    check();
+  });
+
   it('keeps TF-IDF norms equal to a direct computation through adds, removes and a reused id', () => {
     // |d| = sqrt(sum over the doc's terms of (log(1 + tf) * (ln((N + 1) / (df + 1)) + 1))^2)
     const direct = (corpus: Corpus, doc: (typeof docs)[number]) => {
