@@ -64,9 +64,6 @@ export type { EmbeddingOptions };
 /** No strategies switched off (a search without `disable`). */
 const NONE: ReadonlySet<StrategyName> = new Set();
 
-/** What one strategy's retrieve() came to in a search: its hits, or why it failed. */
-type Outcome = { failed?: false; hits: RetrievalHit[] } | { failed: true; reason: unknown };
-
 export interface Progress {
   phase: string;
   done: number;
@@ -517,7 +514,9 @@ export class ToolSearch {
     const depth = Math.max(DEFAULTS.fusion.depth, limit);
 
     let degraded: Degraded | undefined;
-    const running: { retriever: Retriever; weight: number }[] = [];
+    // The strategies that run (their places in this.retrievers) and their fusion weights.
+    const running: number[] = [];
+    const weights: number[] = [];
     for (let i = 0; i < this.retrievers.length; i++) {
       const base = baseWeights[i]!;
       if (base === 0) continue; // off, or no weight for this shape: weightFor is not asked
@@ -532,7 +531,8 @@ export class ToolSearch {
           degraded = status === 'loading' ? 'embedding-loading' : 'embedding-unavailable';
         continue;
       }
-      running.push({ retriever, weight });
+      running.push(i);
+      weights.push(weight);
     }
 
     // Model-backed retrievers (those with a status) start first: their inference runs on
@@ -540,58 +540,60 @@ export class ToolSearch {
     // still fused in the retrievers' own order, so the result does not depend on timing.
     // A retriever that answers synchronously (every lexical one) is called directly: a
     // promise and a microtask per strategy per search cost more than category's retrieval.
-    const outcomes = new Array<Outcome>(running.length);
-    const waiting: Promise<void>[] = [];
-    const start = (i: number) => {
-      try {
-        const answer = running[i]!.retriever.retrieve(analyzed, depth, accept);
-        if (!Array.isArray(answer)) {
-          const settle = Promise.resolve(answer).then(
-            (hits) => {
-              outcomes[i] = { hits };
-            },
-            (reason: unknown) => {
-              outcomes[i] = { failed: true, reason };
-            },
-          );
-          waiting.push(settle);
-        } else outcomes[i] = { hits: answer as RetrievalHit[] };
-      } catch (reason) {
-        outcomes[i] = { failed: true, reason };
+    // Plain loops, no closure or record per strategy: this runs once per search, so it stays
+    // unoptimised for the first thousand or so searches (compare.ts's window).
+    const answers = new Array<RetrievalHit[] | undefined>(running.length);
+    let failures: Map<number, unknown> | undefined;
+    let waiting: Promise<void>[] | undefined;
+    for (let pass = 0; pass < 2; pass++) {
+      for (let r = 0; r < running.length; r++) {
+        const retriever = this.retrievers[running[r]!]!;
+        if ((retriever.status !== undefined) !== (pass === 0)) continue;
+        try {
+          const answer = retriever.retrieve(analyzed, depth, accept);
+          if (Array.isArray(answer)) answers[r] = answer as RetrievalHit[];
+          else {
+            failures ??= new Map();
+            waiting ??= [];
+            waiting.push(settle(answer, r, answers, failures));
+          }
+        } catch (reason) {
+          failures ??= new Map();
+          failures.set(r, reason);
+        }
       }
-    };
-    for (let i = 0; i < running.length; i++) if (running[i]!.retriever.status) start(i);
-    for (let i = 0; i < running.length; i++) if (!running[i]!.retriever.status) start(i);
-    if (waiting.length > 0) await Promise.all(waiting);
+    }
+    if (waiting) await Promise.all(waiting);
     const rankings: StrategyRanking[] = [];
     const ran: StrategyName[] = [];
-    outcomes.forEach((outcome, i) => {
-      const { retriever, weight } = running[i]!;
-      if (!outcome.failed) {
-        // Only tools still indexed: one may have been removed while a model was answering.
-        rankings.push({ strategy: retriever.name, weight, hits: this.liveHits(outcome.hits) });
-        ran.push(retriever.name);
-      } else if (retriever.name === 'embedding') {
+    for (let r = 0; r < running.length; r++) {
+      const retriever = this.retrievers[running[r]!]!;
+      if (failures?.has(r)) {
+        if (retriever.name !== 'embedding') throw failures.get(r);
         degraded = 'embedding-unavailable'; // a failing model degrades search, it never breaks it
-      } else {
-        throw outcome.reason;
+        continue;
       }
-    });
+      // Only tools still indexed: one may have been removed while a model was answering.
+      rankings.push({ strategy: retriever.name, weight: weights[r]!, hits: this.liveHits(answers[r]!) });
+      ran.push(retriever.name);
+    }
 
     // Fused only as deep as the response reads: its results and the toolset evidence; only
     // the results carry which strategies matched them.
     const fused = fuse(rankings, this.rrfK, Math.max(limit, DEFAULTS.fusion.toolsetEvidenceDepth), limit);
-    const results: SearchResult[] = fused.slice(0, limit).map((hit) => {
+    const results: SearchResult[] = [];
+    for (let i = 0; i < fused.length && i < limit; i++) {
+      const hit = fused[i]!;
       const doc = this.docs.get(hit.id)!;
-      return {
+      results.push({
         name: doc.name,
         toolset: doc.toolset,
         score: hit.score,
         summary: this.summaryOf(doc),
         matchedBy: hit.matchedBy,
         tool: doc.tool,
-      };
-    });
+      });
+    }
     const response: SearchResponse = {
       query: analyzed.raw,
       results,
@@ -814,9 +816,9 @@ export class ToolSearch {
   /** The hits whose tools are indexed; the same array when all are. */
   private liveHits(hits: RetrievalHit[]): RetrievalHit[] {
     const live = this.live;
-    for (const hit of hits) {
+    for (let i = 0; i < hits.length; i++) {
       // A non-integer id reads undefined: never indexed.
-      if (live[hit.id] !== 1) return hits.filter((h) => live[h.id] === 1);
+      if (live[hits[i]!.id] !== 1) return hits.filter((h) => live[h.id] === 1);
     }
     return hits;
   }
@@ -867,12 +869,17 @@ export class ToolSearch {
       best.splice(at, 0, i);
       if (best.length > max) best.pop();
     }
-    return best.map((i) => ({
-      toolset: names[i]!,
-      score: scores[i]!,
-      hits: hits[i]!,
-      toolCount: this.toolsetSizes.get(names[i]!) ?? 0,
-    }));
+    const suggestions: ToolsetSuggestion[] = [];
+    for (let k = 0; k < best.length; k++) {
+      const i = best[k]!;
+      suggestions.push({
+        toolset: names[i]!,
+        score: scores[i]!,
+        hits: hits[i]!,
+        toolCount: this.toolsetSizes.get(names[i]!) ?? 0,
+      });
+    }
+    return suggestions;
   }
 
   private explain(
@@ -921,6 +928,23 @@ export class ToolSearch {
 }
 
 /** Does toolset a rank before toolset b: a higher summed score, then the lower name? */
+/** Records an asynchronous strategy's hits, or why it failed, at its place `r` (ToolSearch.search). */
+function settle(
+  answer: RetrievalHit[] | Promise<RetrievalHit[]>,
+  r: number,
+  answers: (RetrievalHit[] | undefined)[],
+  failures: Map<number, unknown>,
+): Promise<void> {
+  return Promise.resolve(answer).then(
+    (hits) => {
+      answers[r] = hits;
+    },
+    (reason: unknown) => {
+      failures.set(r, reason);
+    },
+  );
+}
+
 function ranksBefore(a: number, b: number, scores: readonly number[], names: readonly string[]): boolean {
   const x = scores[a]!;
   const y = scores[b]!;

@@ -551,6 +551,18 @@ describe('Corpus', () => {
     expect(corpus.coverage([])).toBe(1);
   });
 
+  it('counts each distinct term once in coverage, for a few terms or many', () => {
+    const corpus = new Corpus();
+    corpus.add(docs);
+    expect(corpus.coverage(['weather', 'zzz', 'weather', 'weather'])).toBe(0.5);
+    // Past 32 terms another path counts them; the same share either way.
+    const many = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? 'weather' : `unknown${i % 5}`));
+    const distinct = [...new Set(many)];
+    const known = distinct.filter((term) => corpus.df(term) > 0).length;
+    expect(corpus.coverage(many)).toBe(known / distinct.length);
+    expect(corpus.coverage(many.slice(0, 10))).toBe(corpus.coverage([...new Set(many.slice(0, 10))]));
+  });
+
   it('weighs literal strategies by the squared share of known terms, afresh after a change', () => {
     const corpus = new Corpus();
     corpus.add(docs);
@@ -601,6 +613,38 @@ describe('Vocabulary', () => {
     expect(vocabulary.completions('forec', 10)).toEqual(['forecast']);
     expect(vocabulary.completions('weather', 10)).toEqual([]);
     expect(vocabulary.completions('', 2)).toHaveLength(2);
+  });
+
+  it("lists a word's and its stem's completions together, shortest first, without the stem", () => {
+    const live = new Corpus();
+    const words = [
+      'screen',
+      'screens',
+      'screenshot',
+      'screenshots',
+      'screenshotting',
+      'scree',
+      'screed',
+      'scr',
+    ];
+    live.add([analyzeTool({ name: 'a', description: words.join(' ') }, 0)]);
+    const terms = new Vocabulary(live);
+    const reference = (word: string, term: string, max: number) => {
+      const all = new Set([...terms.completions(word, max), ...terms.completions(term, max)]);
+      all.delete(term);
+      return [...all].sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, max);
+    };
+    for (const [word, term] of [
+      ['screens', 'screen'],
+      ['screen', 'screen'],
+      ['scree', 'scre'],
+      ['screenshots', 'screenshot'],
+      ['scr', 'sc'],
+    ] as const) {
+      for (const max of [1, 2, 3, 30])
+        expect(terms.shortestCompletions(word, term, max)).toEqual(reference(word, term, max));
+    }
+    expect(terms.shortestCompletions('scree', 'scree', 30)).not.toContain('scree');
   });
 
   it('offers every term within the edit budget as a candidate', () => {

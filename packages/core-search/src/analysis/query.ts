@@ -14,12 +14,23 @@ import { STOP_WORDS } from './stopwords.js';
  * request in prose. The shape picks strategy weights.
  */
 export function detectShape(normalized: string): QueryShape {
-  const tokens = normalized.split(' ').filter((token) => token !== '');
-  if (tokens.length <= 3 && tokens.some(looksLikeIdentifier)) return 'identifier';
-  if (tokens.length <= DEFAULTS.analysis.maxKeywordWords) {
-    const stopWords = tokens.filter((token) => STOP_WORDS.has(token.toLowerCase())).length;
+  // Loops over the split, not filter/some closures: once per search, these stay unoptimised
+  // for the first thousand or so searches.
+  const tokens = normalized.split(' ');
+  let count = 0;
+  for (let i = 0; i < tokens.length; i++) if (tokens[i] !== '') count++;
+  if (count <= 3) {
+    for (let i = 0; i < tokens.length; i++) {
+      if (tokens[i] !== '' && looksLikeIdentifier(tokens[i]!)) return 'identifier';
+    }
+  }
+  if (count <= DEFAULTS.analysis.maxKeywordWords) {
+    let stopWords = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      if (tokens[i] !== '' && STOP_WORDS.has(tokens[i]!.toLowerCase())) stopWords++;
+    }
     // "screenshoot the page" is still keywords; "how do I ..." is a sentence even when short.
-    if (stopWords * 2 < tokens.length || tokens.length <= 2) return 'keywords';
+    if (stopWords * 2 < count || count <= 2) return 'keywords';
   }
   return 'natural';
 }

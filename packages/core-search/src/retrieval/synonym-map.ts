@@ -75,12 +75,13 @@ export function expandTerms(terms: readonly string[], map: SynonymMap): string[]
     for (let n = Math.min(map.maxKeyWords, terms.length - i); n >= 1; n--) {
       // A single word is its own key: no slice and join per word per search.
       const key = n === 1 ? terms[i]! : terms.slice(i, i + n).join(' ');
-      for (const term of map.entries.get(key) ?? []) {
-        if (!own.has(term)) found.add(term);
-      }
+      const expansion = map.entries.get(key);
+      if (expansion === undefined) continue;
+      // Indexed, not for-of: once per search, unoptimised for the first thousand or so.
+      for (let e = 0; e < expansion.length; e++) if (!own.has(expansion[e]!)) found.add(expansion[e]!);
     }
   }
-  return [...found].sort();
+  return found.size === 0 ? [] : Array.from(found).sort();
 }
 
 /**

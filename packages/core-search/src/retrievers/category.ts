@@ -80,13 +80,21 @@ export function createCategoryRetriever({ docs }: Pick<RetrieverContext, 'docs'>
     },
     retrieve(query: AnalyzedQuery, limit, accept) {
       if (toolsets.size < 2) return []; // one toolset: nothing to tell apart
-      const queryTerms = new Set(query.terms);
-      const candidates = new Set<string>();
-      for (const term of queryTerms) for (const name of byTerm.get(term) ?? []) candidates.add(name);
+      // Most queries name no toolset: a lookup per word in a loop, nothing made (this runs
+      // once per search, unoptimised for the first thousand or so searches).
+      const queryTerms = query.terms;
+      let candidates: Set<string> | undefined;
+      for (let t = 0; t < queryTerms.length; t++) {
+        const names = byTerm.get(queryTerms[t]!);
+        if (names === undefined) continue;
+        candidates ??= new Set();
+        for (const name of names) candidates.add(name);
+      }
+      if (candidates === undefined) return [];
       const named: [string, number][] = [];
       for (const name of candidates) {
         const { terms } = toolsets.get(name)!;
-        if (!terms.every((term) => queryTerms.has(term))) continue;
+        if (!terms.every((term) => queryTerms.includes(term))) continue;
         const score = terms.reduce(
           (sum, term) => sum + Math.log(1 + toolsets.size / byTerm.get(term)!.size),
           0,
@@ -95,11 +103,15 @@ export function createCategoryRetriever({ docs }: Pick<RetrieverContext, 'docs'>
       }
       named.sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1));
       const hits: RetrievalHit[] = [];
-      for (const [name, score] of named.slice(0, DEFAULTS.category.maxToolsets)) {
-        const ids = [...toolsets.get(name)!.ids].filter((id) => !accept || accept(id)).sort((a, b) => a - b);
-        for (const id of ids) hits.push({ id, score, matched: [name] });
+      for (let k = 0; k < named.length && k < DEFAULTS.category.maxToolsets && hits.length < limit; k++) {
+        const [name, score] = named[k]!;
+        const { ids } = toolsets.get(name)!; // ascending
+        for (let i = 0; i < ids.length && hits.length < limit; i++) {
+          const id = ids[i]!;
+          if (!accept || accept(id)) hits.push({ id, score, matched: [name] });
+        }
       }
-      return hits.slice(0, limit);
+      return hits;
     },
   };
 }

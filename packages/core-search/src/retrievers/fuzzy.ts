@@ -25,18 +25,24 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
     remove() {},
     retrieve(query: AnalyzedQuery, limit, accept) {
       // The query's own words first, as keyword's ranking sums them (Corpus.topBm25f shares that sum).
+      // Loops, not forEach and spreads: this runs once per search, unoptimised for the first
+      // thousand or so searches; most query words are known and stop at their df.
       const terms: WeightedTerm[] = [];
       const neighbours: WeightedTerm[] = [];
       const matched: string[] = [];
-      query.terms.forEach((term, i) => {
-        const word = query.words[i] ?? term;
+      const { terms: own, words } = query;
+      for (let i = 0; i < own.length; i++) {
+        const term = own[i]!;
+        const word = words[i] ?? term;
         const df = corpus.df(term);
         if (df > 0) terms.push({ term, weight: 1 });
-        if (df >= DEFAULTS.fuzzy.knownDf) return;
+        if (df >= DEFAULTS.fuzzy.knownDf) continue;
         const edits = maxEdits(word);
-        if (edits === 0) return;
+        if (edits === 0) continue;
         const near: { term: string; d: number }[] = [];
-        for (const candidate of vocabulary.candidates(word, edits)) {
+        const candidates = vocabulary.candidates(word, edits);
+        for (let c = 0; c < candidates.length; c++) {
+          const candidate = candidates[c]!;
           if (candidate === term) continue;
           // Two typos and a wrong first letter is another word, not a misspelling.
           if (edits > 1 && candidate[0] !== word[0]) continue;
@@ -45,13 +51,15 @@ export function createFuzzyRetriever({ corpus, vocabulary }: RetrieverContext): 
           if (d <= edits) near.push({ term: candidate, d });
         }
         near.sort((a, b) => a.d - b.d || corpus.df(b.term) - corpus.df(a.term) || (a.term < b.term ? -1 : 1));
-        for (const { term: neighbour, d } of near.slice(0, DEFAULTS.fuzzy.maxNeighbours)) {
+        for (let n = 0; n < near.length && n < DEFAULTS.fuzzy.maxNeighbours; n++) {
+          const { term: neighbour, d } = near[n]!;
           neighbours.push({ term: neighbour, weight: 1 - d / word.length });
           matched.push(neighbour);
         }
-      });
+      }
       if (matched.length === 0) return [];
-      return corpus.topBm25f(uniqueTerms([...terms, ...neighbours]), limit, accept, query.shape, matched);
+      for (let n = 0; n < neighbours.length; n++) terms.push(neighbours[n]!);
+      return corpus.topBm25f(uniqueTerms(terms), limit, accept, query.shape, matched);
     },
   };
 }

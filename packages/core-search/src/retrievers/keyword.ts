@@ -1,4 +1,4 @@
-import { uniqueTerms } from '../corpus.js';
+import { uniqueTerms, weightedTerms } from '../corpus.js';
 import type { RetrieverContext } from '../retrieval/context.js';
 import { literalWeight } from '../retrieval/literal-weight.js';
 import type { AnalyzedQuery, Retriever } from '../retriever.js';
@@ -11,8 +11,7 @@ export function createKeywordRetriever({ corpus }: RetrieverContext): Retriever 
     remove() {},
     weightFor: (query: AnalyzedQuery) => literalWeight(corpus, query),
     retrieve(query: AnalyzedQuery, limit, accept) {
-      const terms = uniqueTerms(query.terms.map((term) => ({ term, weight: 1 })));
-      return corpus.topBm25f(terms, limit, accept, query.shape);
+      return corpus.topBm25f(uniqueTerms(weightedTerms(query.terms)), limit, accept, query.shape);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { uniqueTerms } from '../corpus.js';
+import { uniqueTerms, weightedTerms } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
 import type { RetrieverContext } from '../retrieval/context.js';
 import { literalWeight } from '../retrieval/literal-weight.js';
@@ -20,11 +20,7 @@ export function createSynonymsRetriever({ corpus, synonyms }: RetrieverContext):
     retrieve(query: AnalyzedQuery, limit, accept) {
       const expansions = expandTerms(query.terms, synonyms);
       if (expansions.length === 0) return [];
-      const weight = DEFAULTS.synonyms.expansionWeight;
-      const terms = uniqueTerms([
-        ...query.terms.map((term) => ({ term, weight: 1 })),
-        ...expansions.map((term) => ({ term, weight })),
-      ]);
+      const terms = uniqueTerms(weightedTerms(query.terms, expansions, DEFAULTS.synonyms.expansionWeight));
       return corpus.topBm25f(terms, limit, accept, query.shape, expansions);
     },
   };
