@@ -34,6 +34,7 @@ import { DEFAULT_RETRIEVERS } from './retrieval/registry.js';
 import { buildSynonymMap, expandTerms, rewriteIdioms } from './retrieval/synonym-map.js';
 import { Vocabulary } from './retrieval/vocabulary.js';
 import type { IndexedDoc, RetrievalHit, Retriever } from './retriever.js';
+import { SavedFile } from './saved-file.js';
 import { SavedDoc, SavedIndex, writeSavedIndex } from './saved-index.js';
 import {
   ANALYZER_VERSION,
@@ -654,10 +655,20 @@ export class ToolSearch {
    * Pack phrasings are kept as saved, unless `options.pack` is given: then the tools are
    * re-analysed with that pack setting (their own and added phrasings kept). Throws
    * INVALID_INDEX. From toBytes(), a tool is parsed and validated when first returned
-   * (get(), a search result), and one that fails then throws INVALID_INDEX naming it.
+   * (get(), a search result), and one that fails then throws INVALID_INDEX naming it. From
+   * a SavedFile (internals: openCachedIndex), the tools' texts are read when first needed,
+   * each checked then (saved-index.ts); the file is closed when the load fails.
    */
   static load(input: unknown, options: Omit<ToolSearchOptions, 'tools'> = {}): ToolSearch {
     if (input instanceof Uint8Array) return ToolSearch.loadSaved(new SavedIndex(input), options);
+    if (input instanceof SavedFile) {
+      try {
+        return ToolSearch.loadSaved(new SavedIndex(input), options);
+      } catch (error) {
+        input.close();
+        throw error;
+      }
+    }
     const index = deserializeIndex(input);
     const engine = new ToolSearch({ ...index.options, ...options, tools: undefined });
     // A saved file is input like any other: its tools are checked (and copied) exactly as

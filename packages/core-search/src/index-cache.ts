@@ -12,6 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { DEFAULTS } from './defaults.js';
 import { defaultCacheDir } from './embedding/disk-cache.js';
+import { SavedFile } from './saved-file.js';
 import { SAVED_INDEX_VERSION } from './saved-index.js';
 import { ANALYZER_VERSION } from './serialize.js';
 import { VERSION } from './version.js';
@@ -40,6 +41,18 @@ export function indexCacheKey(content: Uint8Array, settings: unknown): string {
 export function readCachedIndex(dir: string, key: string): Uint8Array | undefined {
   try {
     return readFileSync(join(dir, key + SUFFIX));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The cached index of `key` as a file ToolSearch.load reads in parts (saved-file.ts), or
+ * undefined (absent or unreadable).
+ */
+export function openCachedIndex(dir: string, key: string): SavedFile | undefined {
+  try {
+    return SavedFile.open(join(dir, key + SUFFIX));
   } catch {
     return undefined;
   }

@@ -23,7 +23,14 @@ export { VectorStore } from './embedding/vector-store.js';
 export { ENRICH_DEFAULTS, enrichKey, enrichMessages, parseAnswer } from './enrich.js';
 export type { FusedHit, StrategyRanking } from './fusion.js';
 export { fuse } from './fusion.js';
-export { defaultIndexCacheDir, indexCacheKey, readCachedIndex, writeCachedIndex } from './index-cache.js';
+export {
+  defaultIndexCacheDir,
+  indexCacheKey,
+  openCachedIndex,
+  readCachedIndex,
+  writeCachedIndex,
+} from './index-cache.js';
 export { shippedPackDir } from './pack.js';
 export { DEFAULT_RETRIEVERS } from './retrieval/registry.js';
+export { SavedFile } from './saved-file.js';
 export { crc32 } from './saved-index.js';

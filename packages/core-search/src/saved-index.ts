@@ -12,12 +12,18 @@
  * Layout, little-endian: "TSINDEX\0" | u32 header bytes | u32 crc32 of the header |
  * header (UTF-8 JSON) | sections, each 8-byte aligned. The header names the format, its
  * version, the analyser version, the engine options, the learned uses, the document count,
- * and each section's type, offset, size and crc32. Every section is checked against its
- * crc32 at load, the tools' JSON too: a gateway must refuse a damaged index when it starts,
- * not in some later search (zlib's crc32 reads the ~70 MB of tool text of 100k tools in
- * ~30 ms; version 2 checked one crc32 per tool when it was first read, and the gateway
- * hashed the whole file with sha256 before loading it, ~0.3 s at 100k). A truncated or
- * corrupted file is INVALID_INDEX naming the section, never a crash or a different ranking.
+ * and each section's type, offset, size and crc32. The per-document texts (the tools' JSON,
+ * their phrasings) come last, with a crc32 per record besides their section's.
+ *
+ * Loaded from bytes in memory, every section is checked against its crc32 at load, the
+ * tools' JSON too (zlib's crc32 reads the ~70 MB of tool text of 100k tools in ~30 ms).
+ * Loaded from a file (saved-file.ts: a gateway's or the CLI's index cache), only the sections
+ * before the texts are read and checked at load; a text is read when its document first needs
+ * it (a search shows ten of 100k) and checked against its record's crc32 then, so a damaged
+ * one is refused (INVALID_INDEX naming tools[i]) before anything is built from it: never a
+ * wrong tool. Reading the 70 MB of texts was ~0.15 s of CPU of a start at ~100k. A truncated
+ * file is refused at load either way (every section must lie inside it). A corrupted file is
+ * INVALID_INDEX naming the section or record, never a crash or a different ranking.
  * Structure is checked too (offsets, id ranges and order, counts), so a file built by hand
  * that passes the checksums still cannot crash the engine.
  */
@@ -28,6 +34,7 @@ import type { CorpusPostings } from './corpus.js';
 import { FIELD_NAMES } from './defaults.js';
 import type { LearnedUse } from './learning.js';
 import type { IndexedDoc, SavedState } from './retriever.js';
+import { SavedFile } from './saved-file.js';
 import {
   ANALYZER_VERSION,
   INDEX_FORMAT,
@@ -41,12 +48,16 @@ import type { ToolDefinition } from './types.js';
 /**
  * The binary format's version (toJSON()'s JSON is version 1). 3: one run of term numbers per
  * distinct analysed term array (tokens.at / tokens.lengths), no per-tool checksums. 4: a
- * retriever may save bytes; exact saves its keys as a key table (retrieval/key-table.ts).
+ * retriever may save bytes; exact saves its keys as a key table (retrieval/key-table.ts). 5: the
+ * per-document texts last, with a crc32 per record (tools.crcs, phrasings.crcs), so a file is
+ * read in parts (saved-file.ts).
  */
-export const SAVED_INDEX_VERSION = 4;
+export const SAVED_INDEX_VERSION = 5;
 const MAGIC = 'TSINDEX\0';
 const PREAMBLE_BYTES = 16;
 const FIELDS = FIELD_NAMES.length;
+/** The sections of per-document texts: read from a file a record at a time (see above). */
+const RECORD_DATA = new Set(['tools.data', 'phrasings.data']);
 
 type SectionType = 'i32' | 'u32' | 'f32' | 'f64' | 'json' | 'bytes';
 type TypedArray = Int32Array | Uint32Array | Float32Array | Float64Array | Uint8Array;
@@ -128,8 +139,9 @@ const CHUNK_BYTES = 1 << 24;
 function records(
   count: number,
   textOf: (i: number) => string | Uint8Array,
-): { starts: Int32Array; chunks: Uint8Array[] } {
+): { starts: Int32Array; crcs: Uint32Array; chunks: Uint8Array[] } {
   const starts = new Int32Array(count + 1);
+  const crcs = new Uint32Array(count);
   const chunks: Uint8Array[] = [];
   let chunk = Buffer.allocUnsafeSlow(0);
   let used = 0;
@@ -149,13 +161,14 @@ function records(
       chunk.set(text, used);
       written = text.length;
     }
+    crcs[i] = crc32(chunk.subarray(used, used + written));
     used += written;
     total += written;
     if (total > 0x7fffffff) throw new RangeError('toolsearch: a saved index holds at most 2 GB of tool text');
     starts[i + 1] = total;
   }
   if (used > 0) chunks.push(chunk.subarray(0, used));
-  return { starts, chunks };
+  return { starts, crcs, chunks };
 }
 
 /**
@@ -250,13 +263,13 @@ export function writeSavedIndex(input: SaveInput): Uint8Array {
     return doc instanceof SavedDoc ? doc.toolBytes() : JSON.stringify(doc.tool);
   });
   typed('tools.starts', 'i32', tools.starts);
-  sections.push(['tools.data', 'bytes', tools.chunks]);
+  typed('tools.crcs', 'u32', tools.crcs);
   const phrasings = records(docs.length, (i) => {
     const list = docs[i]!.phrasings;
     return list.length === 0 ? '' : JSON.stringify(list.map(({ text, source }) => [text, source]));
   });
   typed('phrasings.starts', 'i32', phrasings.starts);
-  sections.push(['phrasings.data', 'bytes', phrasings.chunks]);
+  typed('phrasings.crcs', 'u32', phrasings.crcs);
 
   const retrievers: Header['retrievers'] = {};
   for (const [name, state] of input.retrievers) {
@@ -281,6 +294,9 @@ export function writeSavedIndex(input: SaveInput): Uint8Array {
     }
     retrievers[name] = entry;
   }
+  // Last: a file is read up to here at load, the texts a record at a time (SavedFile).
+  sections.push(['tools.data', 'bytes', tools.chunks]);
+  sections.push(['phrasings.data', 'bytes', phrasings.chunks]);
 
   // Offsets count from the first 8-byte boundary after the header, so the header's own
   // length does not move them.
@@ -340,27 +356,47 @@ export class SavedIndex {
   readonly count: number;
   readonly names: string[];
   private readonly header: Header;
+  /** The file from its start, up to the record texts when read from `file` (else all of it). */
   private readonly bytes: Uint8Array;
+  /** The file the record texts are read from, a record at a time; undefined: all in `bytes`. */
+  private readonly file: SavedFile | undefined;
   /** Where the sections start (their offsets count from here). */
   private readonly base: number;
+  private readonly recordTables: Record<'tools' | 'phrasings', { starts: Int32Array; crcs: Uint32Array }>;
   private terms: string[] | undefined;
   private runs: { at: Int32Array; lengths: Int32Array; tokens: Int32Array } | undefined;
   /** The term array of each run read so far, by its start: documents share it as they did when saved. */
   private readonly runTerms = new Map<number, string[]>();
 
-  constructor(input: Uint8Array) {
+  /** `input`: the whole file, or the file to read in parts (see the layout above). */
+  constructor(input: Uint8Array | SavedFile) {
     if (!littleEndian) invalidIndex('saved indexes are read on little-endian machines only');
-    if (!isSavedIndex(input))
+    const size = input instanceof SavedFile ? input.size : input.length;
+    const start = input instanceof SavedFile ? input.read(0, Math.min(size, PREAMBLE_BYTES)) : input;
+    if (!isSavedIndex(start))
       invalidIndex(
         'bytes without the "TSINDEX" signature of toBytes() (toJSON() output is loaded as an object or text)',
       );
-    if (input.length < PREAMBLE_BYTES) invalidIndex('truncated before its header');
+    if (start.length < PREAMBLE_BYTES) invalidIndex('truncated before its header');
+    const headerBytes = new DataView(start.buffer, start.byteOffset, PREAMBLE_BYTES).getUint32(8, true);
+    if (PREAMBLE_BYTES + headerBytes > size) invalidIndex('truncated inside its header');
+    let bytes: Uint8Array;
+    if (input instanceof SavedFile) {
+      this.file = input;
+      const head = input.read(0, PREAMBLE_BYTES + headerBytes);
+      const headerData = head.subarray(PREAMBLE_BYTES);
+      if (crc32(headerData) !== new DataView(head.buffer).getUint32(12, true))
+        invalidIndex('header checksum mismatch (corrupted)');
+      // The sections before the texts, in one read (the header again with them: ~3 KB).
+      bytes = input.read(0, Math.min(size, headEnd(headerData)));
+    } else {
+      this.file = undefined;
+      bytes = input;
+    }
     // Typed views need aligned offsets: bytes at an unaligned offset are copied once (into a
     // new Uint8Array: a Buffer's slice() would be a view at the same offset).
-    this.bytes = input.byteOffset % 8 === 0 ? input : new Uint8Array(input);
+    this.bytes = bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes);
     const view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
-    const headerBytes = view.getUint32(8, true);
-    if (PREAMBLE_BYTES + headerBytes > this.bytes.length) invalidIndex('truncated inside its header');
     const headerData = this.bytes.subarray(PREAMBLE_BYTES, PREAMBLE_BYTES + headerBytes);
     if (crc32(headerData) !== view.getUint32(12, true)) invalidIndex('header checksum mismatch (corrupted)');
     const header = parseJson(headerData, 'header') as Partial<Header> | null;
@@ -378,7 +414,7 @@ export class SavedIndex {
       invalidIndex('"retrievers" must be an object');
     this.header = header as Header;
     this.base = align(PREAMBLE_BYTES + headerBytes);
-    for (const [name, entry] of Object.entries(this.header.sections)) this.checkSection(name, entry);
+    for (const [name, entry] of Object.entries(this.header.sections)) this.checkSection(name, entry, size);
     this.analyzer = header.analyzer;
     this.options = header.options;
     this.learned = savedUses(header.learned);
@@ -387,8 +423,7 @@ export class SavedIndex {
     // Each name once is checked by the engine, whose name map tells it for free (duplicateName).
     for (let i = 0; i < this.names.length; i++)
       if (this.names[i] === '') invalidIndex(`names[${i}] is empty`);
-    this.recordStarts('tools');
-    this.recordStarts('phrasings');
+    this.recordTables = { tools: this.recordTable('tools'), phrasings: this.recordTable('phrasings') };
   }
 
   /** Names a name that appears twice (the engine found fewer distinct names than documents). */
@@ -401,17 +436,20 @@ export class SavedIndex {
     return invalidIndex('a name appears twice');
   }
 
-  private checkSection(name: string, entry: SectionEntry): void {
+  /** A section lies inside the file (`size` bytes) and, when in memory, matches its crc32. */
+  private checkSection(name: string, entry: SectionEntry, size: number): void {
     if (entry === null || typeof entry !== 'object' || !Object.hasOwn(ELEMENT_BYTES, entry.type))
       invalidIndex(`section "${name}" has no known type`);
     const { bytes, crc } = entry;
     if (!Number.isInteger(entry.offset) || !Number.isInteger(bytes) || entry.offset < 0 || bytes < 0)
       invalidIndex(`section "${name}": offset and size must be whole numbers`);
     const offset = this.base + entry.offset;
-    if (offset + bytes > this.bytes.length)
-      invalidIndex(`section "${name}" ends at byte ${offset + bytes} of ${this.bytes.length} (truncated)`);
+    if (offset + bytes > size)
+      invalidIndex(`section "${name}" ends at byte ${offset + bytes} of ${size} (truncated)`);
     const width = ELEMENT_BYTES[entry.type];
     if (offset % width !== 0 || bytes % width !== 0) invalidIndex(`section "${name}" is misaligned`);
+    // Read from a file, the texts are checked a record at a time (record()).
+    if (this.file && RECORD_DATA.has(name)) return;
     if (crc32(this.bytes.subarray(offset, offset + bytes)) !== crc)
       invalidIndex(`section "${name}" checksum mismatch (corrupted)`);
   }
@@ -454,21 +492,37 @@ export class SavedIndex {
     return list;
   }
 
-  /** Record i of a per-document text section spans [starts[i], starts[i + 1]) of its data. */
-  private recordStarts(name: 'tools' | 'phrasings'): Int32Array {
+  /** Record i of a per-document text section spans [starts[i], starts[i + 1]) of its data, crc32 crcs[i]. */
+  private recordTable(name: 'tools' | 'phrasings'): { starts: Int32Array; crcs: Uint32Array } {
     const starts = this.typed(`${name}.starts`, 'i32');
+    const crcs = this.typed(`${name}.crcs`, 'u32');
     const data = this.entry(`${name}.data`, 'bytes');
-    if (starts.length !== this.count + 1)
-      invalidIndex(`"${name}" lists ${starts.length - 1} records for ${this.count} documents`);
+    if (starts.length !== this.count + 1 || crcs.length !== this.count)
+      invalidIndex(
+        `"${name}" lists ${starts.length - 1} records and ${crcs.length} checksums for ${this.count} documents`,
+      );
     checkStarts(starts, data.bytes, `${name}.starts`);
-    return starts;
+    return { starts, crcs };
   }
 
-  /** The bytes of record i (checked with its section at load). */
+  /**
+   * The bytes of record i: in memory, checked with its section at load; from the file, read
+   * now and checked against its own crc32.
+   */
   private record(name: 'tools' | 'phrasings', i: number): Uint8Array {
-    const starts = this.typed(`${name}.starts`, 'i32');
-    const { offset } = this.entry(`${name}.data`, 'bytes');
-    return this.bytes.subarray(offset + starts[i]!, offset + starts[i + 1]!);
+    const { starts, crcs } = this.recordTables[name];
+    const from = this.entry(`${name}.data`, 'bytes').offset + starts[i]!;
+    const length = starts[i + 1]! - starts[i]!;
+    if (!this.file) return this.bytes.subarray(from, from + length);
+    if (length === 0) return this.bytes.subarray(0, 0);
+    let data: Uint8Array;
+    try {
+      data = this.file.read(from, length);
+    } catch (error) {
+      return invalidIndex(`${name}[${i}] cannot be read (${(error as Error).message})`);
+    }
+    if (crc32(data) !== crcs[i]) invalidIndex(`${name}[${i}] checksum mismatch (corrupted)`);
+    return data;
   }
 
   /** Tool i's JSON text as saved (re-saving copies it without parsing). */
@@ -599,6 +653,24 @@ export class SavedIndex {
     }
     return { meta: entry.meta, strings, arrays };
   }
+}
+
+/**
+ * Where the sections before the per-document texts end, given the header's bytes (the header
+ * is checked in full with the rest of the file).
+ */
+function headEnd(headerData: Uint8Array): number {
+  const header = parseJson(headerData, 'header') as Partial<Header> | null;
+  let end = align(PREAMBLE_BYTES + headerData.length);
+  const base = end;
+  const sections = header && typeof header === 'object' ? header.sections : undefined;
+  for (const [name, entry] of Object.entries(sections ?? {})) {
+    if (RECORD_DATA.has(name) || entry === null || typeof entry !== 'object') continue;
+    const to = base + Number(entry.offset) + Number(entry.bytes);
+    // A header whose numbers are not sizes is refused by checkSection, after the read.
+    if (Number.isSafeInteger(to)) end = Math.max(end, to);
+  }
+  return end;
 }
 
 /** Starts of records or runs: from 0, never decreasing, ending at `end`. */

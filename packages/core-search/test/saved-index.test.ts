@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Embedder } from '../src/embedding/types.js';
 import { ToolSearch, ToolSearchError } from '../src/index.js';
+import { SavedFile } from '../src/saved-file.js';
 import { caught, engine, REGISTRY_TOOLS, TOOLS, top } from './helpers.js';
 
 const registry = { tools: REGISTRY_TOOLS };
@@ -312,5 +316,63 @@ describe('toBytes / load(bytes)', () => {
     );
     const json = JSON.stringify(engine().toJSON());
     expect(ToolSearch.load(json, { embedding: false }).size).toBe(TOOLS.length);
+  });
+});
+
+describe('load from a file, in parts (SavedFile)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolsearch-saved-file-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  const fileOf = (bytes: Uint8Array) => {
+    const path = join(dir, `index-${n++}.tsindex`);
+    writeFileSync(path, bytes);
+    return SavedFile.open(path);
+  };
+
+  it('ranks exactly as the bytes in memory do, and saves again byte for byte', async () => {
+    const original = engine({ synonyms: { meteo: ['weather'] } });
+    original.learn({ query: 'what will the sky do tomorrow', tool: 'weather__forecast', count: 3 });
+    original.addPhrasings('mail__send_email', ['drop my boss a line']);
+    const bytes = original.toBytes();
+    const fromFile = ToolSearch.load(fileOf(bytes), { embedding: false });
+    expect(await rankings(fromFile)).toEqual(await rankings(ToolSearch.load(bytes, { embedding: false })));
+    expect(fromFile.toBytes()).toEqual(bytes);
+  });
+
+  it('refuses a damaged tool when it is first read, naming it, and the rest of a damaged or cut file at load', async () => {
+    const bytes = engine().toBytes();
+    const { header, base } = sections(bytes);
+    const tools = header.sections['tools.data']!;
+    const broken = bytes.slice();
+    broken[base + tools.offset + 3]! ^= 0x20; // inside tools[0]
+    const loaded = ToolSearch.load(fileOf(broken), { embedding: false });
+    expect(loaded.get(TOOLS[1]!.name)).toEqual(engine().get(TOOLS[1]!.name));
+    const error = caught(() => loaded.get(TOOLS[0]!.name));
+    expect(error.code).toBe('INVALID_INDEX');
+    expect(error.message).toContain('tools[0] checksum mismatch');
+    // A search that would show it is refused too, never answered without it.
+    await expect(loaded.search('take a screenshot of the page')).rejects.toMatchObject({
+      code: 'INVALID_INDEX',
+    });
+
+    for (const name of [
+      'names',
+      'postings.ids',
+      'tokens',
+      'tools.starts',
+      'tools.crcs',
+      'retriever.exact.keys',
+    ]) {
+      const damaged = bytes.slice();
+      damaged[base + header.sections[name]!.offset + 1]! ^= 0x40;
+      const file = fileOf(damaged);
+      expect(caught(() => ToolSearch.load(file, { embedding: false })).message).toContain(
+        `"${name}" checksum mismatch`,
+      );
+      // Closed by the failed load.
+      expect(() => file.read(0, 1)).toThrow(/closed/);
+    }
+    const cut = fileOf(bytes.subarray(0, base + tools.offset + tools.bytes - 1));
+    expect(caught(() => ToolSearch.load(cut, { embedding: false })).message).toMatch(/truncated/);
   });
 });

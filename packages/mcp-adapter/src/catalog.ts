@@ -17,6 +17,7 @@ import {
   type ToolsetInfo,
   toolsetOf,
 } from '@toolsearch/core-search';
+import type { SavedFile } from '@toolsearch/core-search/internals';
 import { stderrLog } from './defaults.js';
 import type { LearnedUse } from './learn/types.js';
 
@@ -71,11 +72,17 @@ class SavedTool implements CatalogTool {
     private readonly source: SavedToolsets,
     private readonly position: number,
     private readonly engine: ToolSearch,
+    private readonly damaged: (error: unknown) => void,
   ) {}
 
   get definition(): Tool {
-    this.value ??=
-      this.source.definition(this.position, this.name) ?? indexedDefinition(this.engine, this.name);
+    try {
+      this.value ??=
+        this.source.definition(this.position, this.name) ?? indexedDefinition(this.engine, this.name);
+    } catch (error) {
+      this.damaged(error);
+      throw error;
+    }
     return this.value;
   }
 }
@@ -126,6 +133,9 @@ export class Catalog {
   /** Phrasings added per tool (model-written), re-applied when an upstream re-lists the tool. */
   private readonly added = new Map<string, string[]>();
   private readonly indexedListeners = new Set<(names: readonly string[]) => void>();
+  /** Rebuilds the index when a restored one turns out damaged (onDamagedIndex); the rebuild under way. */
+  private repairer: ((error: ToolSearchError) => Promise<void>) | undefined;
+  private repairing: Promise<void> | undefined;
 
   constructor(options: { engine?: EngineOptions; log?: (line: string) => void } = {}) {
     this.engineOptions = options.engine ?? {};
@@ -255,7 +265,7 @@ export class Catalog {
    * INVALID_INDEX (the saved index's own checks, or an index that does not hold these toolsets)
    * and then leaves the catalog as it was.
    */
-  restore(index: Uint8Array, toolsets: ReadonlyMap<string, readonly Tool[]>): void {
+  restore(index: Uint8Array | SavedFile, toolsets: ReadonlyMap<string, readonly Tool[]>): void {
     const engine = this.loadEngine(index);
     const held = new Map(engine.toolsets().map((t) => [t.name, t.toolCount]));
     const entries: CatalogTool[] = [];
@@ -292,7 +302,7 @@ export class Catalog {
    * (parsing 100k of them was half of a start from the cache). Counts that do not match are
    * INVALID_INDEX, and the catalog is then left as it was.
    */
-  restoreSaved(index: Uint8Array, saved: SavedToolsets): void {
+  restoreSaved(index: Uint8Array | SavedFile, saved: SavedToolsets): void {
     const engine = this.loadEngine(index);
     const held = engine.listTools();
     const entries: CatalogTool[] = [];
@@ -304,7 +314,9 @@ export class Catalog {
             'INVALID_INDEX',
             `toolsearch: invalid index: its tool ${entries.length} is not of toolset ${toolset}, as stored with it`,
           );
-        entries.push(new SavedTool(tool.name, toolset, saved, entries.length, engine));
+        entries.push(
+          new SavedTool(tool.name, toolset, saved, entries.length, engine, (error) => this.damaged(error)),
+        );
       }
       if (indexed < listed)
         this.log(`toolsearch-mcp: skipped ${listed - indexed} tool(s) of ${toolset} (rejected when indexed)`);
@@ -327,7 +339,7 @@ export class Catalog {
   }
 
   /** A saved index as an engine with this catalog's options. */
-  private loadEngine(index: Uint8Array): ToolSearch {
+  private loadEngine(index: Uint8Array | SavedFile): ToolSearch {
     // The saved index keeps the pack setting it was built with; passing one re-analyses every tool.
     const { pack: _pack, ...options } = this.engineOptions;
     return ToolSearch.load(index, options);
@@ -404,11 +416,43 @@ export class Catalog {
     for (const [toolset, defs] of byToolset) this.setToolset(toolset, [...this.existing(toolset), ...defs]);
   }
 
-  search(query: string, options: CatalogSearchOptions): Promise<SearchResponse> {
-    return searchAlternatives(this.engine, query, options.alternatives ?? [], {
-      limit: options.limit,
-      ...(options.toolset ? { toolsets: [options.toolset] } : {}),
+  /**
+   * Searches the index. A restored index reads each tool's text when a search first returns
+   * it and refuses a damaged one (INVALID_INDEX, core-search's saved-index.ts): the search
+   * then waits for the index to be built again (onDamagedIndex) and answers from that one,
+   * never from the damaged one.
+   */
+  async search(query: string, options: CatalogSearchOptions): Promise<SearchResponse> {
+    const run = () =>
+      searchAlternatives(this.engine, query, options.alternatives ?? [], {
+        limit: options.limit,
+        ...(options.toolset ? { toolsets: [options.toolset] } : {}),
+      });
+    try {
+      return await run();
+    } catch (error) {
+      if (!this.damaged(error)) throw error;
+      await this.repairing;
+      return run();
+    }
+  }
+
+  /**
+   * How to build the index again when a restored one turns out damaged after it was adopted
+   * (a tool's text that fails its check when first read): the gateway indexes its upstreams'
+   * lists. Without it, such a search fails with INVALID_INDEX.
+   */
+  onDamagedIndex(repair: (error: ToolSearchError) => Promise<void>): void {
+    this.repairer = repair;
+  }
+
+  /** Starts the repair of a damaged restored index (once at a time); false when `error` is not that or there is no repairer. */
+  private damaged(error: unknown): boolean {
+    if (!(error instanceof ToolSearchError) || error.code !== 'INVALID_INDEX' || !this.repairer) return false;
+    this.repairing ??= this.repairer(error).finally(() => {
+      this.repairing = undefined;
     });
+    return true;
   }
 
   /** Did-you-mean for an unknown tool name: the engine's best matches for the name itself. */

@@ -98,15 +98,28 @@ async function rankings(gateway: Gateway): Promise<string> {
 const loaded = (lines: string[]) => lines.some((l) => l.includes('loaded the index of'));
 const unusable = (lines: string[]) => lines.filter((l) => l.includes('not usable')).length;
 
-/** Where a saved index's tool JSON lies in its bytes (its header names the section). */
-function toolsSection(index: Uint8Array): { offset: number; bytes: number } {
-  const length = Buffer.from(index).readUInt32LE(8);
-  const header = JSON.parse(Buffer.from(index.subarray(16, 16 + length)).toString('utf8')) as {
+/** A copy of a saved index with one byte changed inside tool `name`'s JSON (its header names the sections). */
+function damageTool(index: Uint8Array, name: string): Buffer {
+  const copy = Buffer.from(index);
+  const length = copy.readUInt32LE(8);
+  const header = JSON.parse(copy.subarray(16, 16 + length).toString('utf8')) as {
     sections: Record<string, { offset: number; bytes: number }>;
   };
-  const section = header.sections['tools.data']!;
-  return { offset: Math.ceil((16 + length) / 8) * 8 + section.offset, bytes: section.bytes };
+  const base = Math.ceil((16 + length) / 8) * 8;
+  const section = (id: string) => {
+    const { offset, bytes } = header.sections[id]!;
+    return copy.subarray(base + offset, base + offset + bytes);
+  };
+  const i = (JSON.parse(section('names').toString('utf8')) as string[]).indexOf(name);
+  const start = section('tools.starts').readInt32LE(4 * i);
+  section('tools.data')[start + 3]! ^= 0x20;
+  return copy;
 }
+
+/** The first query's top tool in rankings() output. */
+const topOf = (rankings: string) => (JSON.parse(rankings) as [string][][])[0]![0]![0];
+const damagedTool = (lines: string[]) =>
+  lines.filter((l) => l.includes('not usable') && /tools\[\d+\] checksum mismatch/.test(l)).length;
 const entries = (cacheDir: string) => readdirSync(cacheDir).filter((name) => name.endsWith('.tsindex'));
 
 describe('gateway index cache', () => {
@@ -180,20 +193,25 @@ describe('gateway index cache', () => {
     const file = join(cacheDir, entry!);
     const good = readFileSync(file);
 
-    // One byte changed in the tools' JSON (which the engine reads only when a search returns
-    // that tool): its section's checksum refuses the index at start.
-    const { offset, bytes } = toolsSection(good);
-    const flipped = Buffer.from(good);
-    flipped[offset + bytes - 20]! ^= 0xff;
-    writeFileSync(file, flipped);
+    // One byte changed in a tool's JSON, which a start does not read: the index serves until a
+    // search returns that tool, whose record's checksum refuses it; that search waits for the
+    // index built from the upstream's list and answers from it.
+    writeFileSync(file, damageTool(good, topOf(reference)));
     await withGateway({ indexCache: { dir: cacheDir } }, async (gateway, lines) => {
-      expect(loaded(lines)).toBe(false);
-      expect(
-        lines.some((l) => l.includes('not usable') && l.includes('"tools.data" checksum mismatch')),
-      ).toBe(true);
+      expect(loaded(lines)).toBe(true);
       expect(await rankings(gateway)).toBe(reference);
+      expect(damagedTool(lines)).toBe(1);
     });
     // Rewritten: the next start loads it.
+    expect(readFileSync(file).equals(good)).toBe(true);
+
+    // Cut short (the tools' texts are read later, but every section must lie in the file).
+    writeFileSync(file, good.subarray(0, good.length - 9));
+    await withGateway({ indexCache: { dir: cacheDir } }, async (gateway, lines) => {
+      expect(loaded(lines)).toBe(false);
+      expect(lines.some((l) => l.includes('not usable') && l.includes('truncated'))).toBe(true);
+      expect(await rankings(gateway)).toBe(reference);
+    });
     expect(readFileSync(file).equals(good)).toBe(true);
 
     // Bytes that are no index: core-search refuses them (INVALID_INDEX).
@@ -381,15 +399,33 @@ describe('gateway start from the last index, before the upstreams have listed', 
     const reference = await withGateway({ indexCache: { dir: cacheDir }, upstreams }, (g) => rankings(g));
     const indexFile = join(cacheDir, entries(cacheDir)[0]!);
     const good = readFileSync(indexFile);
-    const { offset } = toolsSection(good);
-    const flipped = Buffer.from(good);
-    flipped[offset + 3]! ^= 0x20;
-    writeFileSync(indexFile, flipped);
+    // Damaged where a start does not read: the header (checked at load) refuses it at start.
+    const badHeader = Buffer.from(good);
+    badHeader[20]! ^= 0x01;
+    writeFileSync(indexFile, badHeader);
     await withGateway({ indexCache: { dir: cacheDir }, upstreams }, async (gateway, lines) => {
       expect(loaded(lines)).toBe(false);
       expect(unusable(lines)).toBe(1); // not tried again once the upstream listed the same tools
       expect(gateway.indexPossiblyStale).toBe(false);
       expect(await rankings(gateway)).toBe(reference);
+    });
+    expect(readFileSync(indexFile).equals(good)).toBe(true);
+
+    // A damaged tool's JSON, read when a search first returns it, before the upstream lists:
+    // that search waits for the listing and answers from the index built from it, never from
+    // the damaged one.
+    writeFileSync(indexFile, damageTool(good, topOf(reference)));
+    rmSync(file);
+    await withGateway({ indexCache: { dir: cacheDir }, upstreams }, async (gateway, lines) => {
+      expect(loaded(lines)).toBe(true);
+      expect(gateway.indexPossiblyStale).toBe(true);
+      const answer = rankings(gateway);
+      await waitFor(() => damagedTool(lines) === 1, 10_000, 'the damaged tool refused');
+      expect(gateway.indexPossiblyStale).toBe(true);
+      writeFileSync(file, '2');
+      expect(await answer).toBe(reference);
+      expect(unusable(lines)).toBe(1);
+      expect(gateway.indexPossiblyStale).toBe(false);
     });
     expect(readFileSync(indexFile).equals(good)).toBe(true);
   });

@@ -125,6 +125,10 @@ export class Gateway {
   private closed = false;
   /** The key of a cached index this start found unusable: not loaded (nor checked) a second time. */
   private refusedKey: string | undefined;
+  /** The cache entry the catalog's index was loaded from, while it serves it (repair()). */
+  private served: { cache: IndexCache; configKey: string | undefined; key: string } | undefined;
+  /** The loaded index turned out damaged before the upstreams listed: settle() indexes again. */
+  private damagedIndex = false;
 
   private constructor(options: GatewayOptions) {
     this.options = options;
@@ -151,6 +155,7 @@ export class Gateway {
     this.unsubscribe = this.upstreams.onToolsChanged((upstream) => {
       if (this.indexedAtStart) this.reindex(upstream, true);
     });
+    this.catalog.onDamagedIndex((error) => this.repair(error));
   }
 
   /**
@@ -431,6 +436,7 @@ export class Gateway {
     if (saved) {
       try {
         this.catalog.restore(saved, lists);
+        if (cache && key !== undefined) this.served = { cache, configKey, key };
         this.log(`toolsearch-mcp: loaded the index of ${this.catalog.size} tools from ${cache?.dir}`);
         // An entry from before the per-configuration ones (or theirs lost): the next start serves before listing.
         if (cache && key !== undefined && configKey !== undefined)
@@ -467,6 +473,7 @@ export class Gateway {
       return undefined;
     }
     this.staleIndex = true;
+    this.served = { cache, configKey, key: found.last.key };
     this.log(
       `toolsearch-mcp: loaded the index of ${this.catalog.size} tools from ${cache.dir}, serving it while the upstreams list their tools`,
     );
@@ -484,22 +491,16 @@ export class Gateway {
     try {
       const lists = this.listedLists();
       const key = cache.keyOf(lists);
-      if (key === last.key) {
+      if (key === last.key && !this.damagedIndex) {
         this.catalog.keepDefinitions(lists);
         this.log('toolsearch-mcp: the upstreams listed the tools of the loaded index: keeping it');
         return;
       }
-      const before = this.definitions([...new Set([...last.toolsets.map((t) => t.name), ...lists.keys()])]);
-      const bytes = this.catalog.rebuild(lists);
-      this.log(
-        `toolsearch-mcp: the upstreams' tools changed since the loaded index: indexed ${this.catalog.size} tools again`,
-      );
-      if (this.catalog.size > 0) {
-        cache.write(key, bytes);
-        this.writeLast(cache, configKey, key, lists);
-      }
-      this.refreshStatelessList();
-      this.tellSessions(before);
+      this.indexAgain(cache, configKey, key, lists);
+      if (!this.damagedIndex)
+        this.log(
+          `toolsearch-mcp: the upstreams' tools changed since the loaded index: indexed ${this.catalog.size} tools again`,
+        );
     } catch (err) {
       this.log(
         `toolsearch-mcp: could not index the upstreams' tools: ${err instanceof Error ? err.message : String(err)}`,
@@ -507,6 +508,57 @@ export class Gateway {
     } finally {
       this.staleIndex = false;
       this.enrichAll();
+    }
+  }
+
+  /**
+   * Replaces the index by one built from `lists` (stored under `key`), telling the sessions
+   * and 2026-07-28 listeners what changed, as after any upstream change.
+   */
+  private indexAgain(
+    cache: IndexCache,
+    configKey: string | undefined,
+    key: string,
+    lists: ReadonlyMap<string, Tool[]>,
+  ): void {
+    const before = this.boundDefinitions();
+    const bytes = this.catalog.rebuild(lists);
+    this.served = undefined;
+    if (this.catalog.size > 0) {
+      cache.write(key, bytes);
+      if (configKey !== undefined) this.writeLast(cache, configKey, key, lists);
+    }
+    this.refreshStatelessList();
+    this.tellSessions(before);
+  }
+
+  /**
+   * The index loaded from the cache refused a tool's text when it was first read (a damaged
+   * entry: core-search checks each text then, saved-index.ts): indexes the upstreams' lists
+   * again, once they are in, and stores that index over the damaged one. Catalog.search
+   * answers from the new index once this resolves.
+   */
+  private async repair(error: unknown): Promise<void> {
+    const served = this.served;
+    if (!served) return;
+    this.served = undefined;
+    this.refusedKey = served.key;
+    this.log(
+      `toolsearch-mcp: the cached index was not usable, indexing again (${error instanceof Error ? error.message : String(error)})`,
+    );
+    if (this.staleIndex) {
+      // settle() indexes again when the upstreams have listed.
+      this.damagedIndex = true;
+      await this.listing;
+      return;
+    }
+    try {
+      const lists = this.listedLists();
+      this.indexAgain(served.cache, served.configKey, served.cache.keyOf(lists), lists);
+    } catch (err) {
+      this.log(
+        `toolsearch-mcp: could not index the upstreams' tools: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 
@@ -529,13 +581,26 @@ export class Gateway {
     return new Map(this.config.upstreams.map((u) => [u.name, this.listedTools(u.name)]));
   }
 
-  /** The definitions the catalog holds for these toolsets' tools, by tool name. */
-  private definitions(toolsets: readonly string[]): Map<string, Tool | undefined> {
-    return new Map(
-      toolsets.flatMap((toolset) =>
-        this.catalog.toolsOf(toolset).map((n) => [n, this.catalog.get(n)?.definition]),
-      ),
-    );
+  /**
+   * The definitions the catalog holds for the tools sessions have loaded (of these toolsets,
+   * else of all), by tool name: what tellSessions compares. Only those: a restored index reads
+   * a definition when first asked for, and a change at ~100k tools read all of them. One that
+   * cannot be read (a damaged index) is undefined: changed.
+   */
+  private boundDefinitions(toolsets?: readonly string[]): Map<string, Tool | undefined> {
+    const out = new Map<string, Tool | undefined>();
+    for (const session of this.sessions) {
+      for (const name of session.state.bound()) {
+        const entry = this.catalog.get(name);
+        if (!entry || out.has(name) || (toolsets && !toolsets.includes(entry.toolset))) continue;
+        try {
+          out.set(name, entry.definition);
+        } catch {
+          out.set(name, undefined);
+        }
+      }
+    }
+    return out;
   }
 
   /** One upstream's tools as the index holds them: under their `server__tool` names. */
@@ -549,8 +614,8 @@ export class Gateway {
   /** Re-reads one upstream's tools into the index and tells the sessions whose tool list changed. */
   private reindex(upstream: string, relisted = false): void {
     const tools = this.listedTools(upstream);
-    const before = this.definitions([upstream]);
-    if (tools.length === 0 && before.size === 0) return;
+    const before = this.boundDefinitions([upstream]);
+    if (tools.length === 0 && !this.catalog.hasToolset(upstream)) return;
     try {
       this.catalog.setToolset(upstream, tools);
       if (this.statelessKey !== undefined) this.refreshStatelessList();

@@ -15,10 +15,12 @@
  * applied (gateway.ts takes it at that point): those are applied after a load exactly as after
  * indexing, so the ranking is the one the gateway would have built (test/index-cache.test.ts).
  *
- * An entry is the saved index as toBytes() wrote it. core-search checks every section of it
- * against its crc32 when it loads one, the tools' texts included, so a damaged file is refused
- * at start (INVALID_INDEX) and rebuilt, never served. (Entries of format 1 began with a sha256
- * of the index, checked before the load: ~0.3 s at 100k tools for what the checksums see.)
+ * An entry is the saved index as toBytes() wrote it. core-search reads it in parts: every
+ * section but the tools' texts at load, checked against its crc32, so a damaged or truncated
+ * file is refused at start (INVALID_INDEX) and rebuilt, never served; each tool's text when it
+ * is first shown, checked against its own crc32, so a damaged one is refused before an answer
+ * shows it (Catalog then rebuilds from the upstreams' lists: catalog.ts). (Entries of format 1
+ * began with a sha256 of the index, checked before the load: ~0.3 s at 100k tools.)
  *
  * Listing the upstreams' tools costs more than loading their index (~100k tools over stdio:
  * 12.7 of an 18.3 s warm start, `pnpm bench --only gateway-start`, load ~10), and the key above
@@ -36,7 +38,9 @@ import type { Tool } from '@modelcontextprotocol/server';
 import {
   defaultIndexCacheDir,
   indexCacheKey,
+  openCachedIndex,
   readCachedIndex,
+  type SavedFile,
   writeCachedIndex,
 } from '@toolsearch/core-search/internals';
 import type { EngineOptions } from '../catalog.js';
@@ -119,7 +123,7 @@ export class IndexCache {
    * in the cache and the entry is intact (the index is checked as it loads); else undefined
    * (absent, damaged or of another format: the caller starts as without it).
    */
-  readLast(configKey: string): { last: LastEntry; index: Uint8Array } | undefined {
+  readLast(configKey: string): { last: LastEntry; index: SavedFile } | undefined {
     const entry = readCachedIndex(join(this.dir, LAST_DIR), configKey);
     const last = entry && LastEntry.read(entry);
     if (!last) return undefined;
@@ -140,9 +144,12 @@ export class IndexCache {
     this.put(join(this.dir, LAST_DIR), configKey, encodeLastEntry(key, toolsets, indexed));
   }
 
-  /** The stored index of `key`, or undefined when absent (a damaged one is refused by its load). */
-  read(key: string): Uint8Array | undefined {
-    return readCachedIndex(this.dir, key);
+  /**
+   * The stored index of `key`, opened to be loaded in parts (its tools' texts read as they are
+   * first shown), or undefined when absent (a damaged one is refused by its load).
+   */
+  read(key: string): SavedFile | undefined {
+    return openCachedIndex(this.dir, key);
   }
 
   /** Stores `index` under `key`; a failure (read-only or full disk) is logged: it costs the next start time, not this one's answers. */
