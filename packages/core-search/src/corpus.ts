@@ -157,6 +157,8 @@ export class Corpus {
    * behind asks after each add(), visits them instead of every term's stamp.
    */
   private changedNow: number[] | undefined = [];
+  /** changedNow is in ascending order (sorted once, for every structure that asks). */
+  private changedNowSorted = true;
   /** Terms by id (undefined once vanished), to name a term found by id. */
   private readonly termsById: (string | undefined)[] = [];
   /** Scratch of a bulk add, per term id: the last document counted, and postings to come. */
@@ -454,6 +456,7 @@ export class Corpus {
   private stampDf(termId: number): void {
     if (this.dfStamps[termId] === this.version) return;
     this.dfStamps[termId] = this.version;
+    this.changedNowSorted = false;
     if (this.changedNow && this.changedNow.push(termId) > MAX_CHANGED_NOW) this.changedNow = undefined;
   }
 
@@ -469,13 +472,21 @@ export class Corpus {
     visit: (termId: number, postings: StoredPostings | undefined) => void,
   ): void {
     if (since === this.version - 1 && this.changedNow) {
-      for (const termId of this.changedNow.sort((a, b) => a - b)) visit(termId, this.byTerm[termId]);
+      // Sorted once per change: the norms of each query shape ask twice after every add().
+      if (!this.changedNowSorted) this.changedNow.sort((a, b) => a - b);
+      this.changedNowSorted = true;
+      for (const termId of this.changedNow) visit(termId, this.byTerm[termId]);
       return;
     }
     const stamps = this.dfStamps;
     const terms = this.byTerm.length;
     for (let termId = 0; termId < terms; termId++)
       if (stamps[termId]! > since) visit(termId, this.byTerm[termId]);
+  }
+
+  /** Whether a term id names a term still in the corpus (ids of vanished terms are never reused). */
+  hasTermId(termId: number): boolean {
+    return this.byTerm[termId] !== undefined;
   }
 
   /** One past the largest term id ever given out. */
@@ -587,7 +598,11 @@ export class Corpus {
   }
 
   averageLength(field: FieldName): number {
-    const f = FIELD_NAMES.indexOf(field);
+    return this.averageOf(FIELD_NAMES.indexOf(field));
+  }
+
+  /** averageLength of field number `f`. */
+  private averageOf(f: number): number {
     return this.count === 0 ? 0 : this.totalLengths[f]! / this.count;
   }
 
@@ -861,7 +876,8 @@ export class Corpus {
   /** averageLength of each field, 1 for an empty one, computed once per corpus version. */
   private averagesNow(): Float64Array {
     if (this.averagesVersion !== this.version) {
-      for (let f = 0; f < FIELDS; f++) this.averages[f] = this.averageLength(FIELD_NAMES[f]!) || 1;
+      // By field number: a name lookup per field, once per change, ran in unoptimised code.
+      for (let f = 0; f < FIELDS; f++) this.averages[f] = this.averageOf(f) || 1;
       this.averagesVersion = this.version;
     }
     return this.averages;

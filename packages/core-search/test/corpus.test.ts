@@ -524,6 +524,8 @@ describe('Corpus', () => {
       const seen = changed(since);
       const ids = seen.map(([termId]) => termId);
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(changed(since)).toEqual(seen); // asked again (each query shape's norms do): the same
+      for (const [termId, df] of seen) expect(corpus.hasTermId(termId)).toBe(df !== undefined);
       const after = dfs();
       const moved = [...new Set([...before.keys(), ...after.keys()])].filter(
         (term) => before.get(term) !== after.get(term),

@@ -139,6 +139,8 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
   };
 }
 
+const NO_TERMS: ReadonlySet<number> = new Set();
+
 /** Dense slots at most: one bit each of a document's 32-bit mask. */
 export const MAX_DENSE_SLOTS = 31;
 /** Distinct packed counts one dense term can take (codes 1-255 of a byte; 0: no posting). */
@@ -276,7 +278,12 @@ export class IncrementalNorms {
    * The changed terms to take apart: those in most documents (at least minDf), most first,
    * as many as slots are free. Frees the slots of dense terms that vanished.
    */
-  private promotions(): Set<number> {
+  private promotions(): ReadonlySet<number> {
+    // Every slot held by a live term (after the first adds, nearly always): nothing to free or
+    // promote, and no pass over the changed terms (run once per add, in unoptimised code).
+    let held = 0;
+    for (const termId of this.denseTerm) if (termId >= 0 && this.corpus.hasTermId(termId)) held++;
+    if (held === this.denseTerm.length) return NO_TERMS;
     const candidates: number[] = [];
     const dfs: number[] = [];
     this.corpus.termsChangedSince(this.seenVersion, (termId, postings) => {
