@@ -443,9 +443,7 @@ export class Gateway {
           this.writeLast(cache, configKey, key, lists);
         return;
       } catch (err) {
-        this.log(
-          `toolsearch-mcp: the cached index was not usable, indexing again (${err instanceof Error ? err.message : String(err)})`,
-        );
+        this.refused(err);
       }
     }
     for (const name of lists.keys()) this.reindex(name);
@@ -467,9 +465,7 @@ export class Gateway {
       this.catalog.restoreSaved(found.index, found.last);
     } catch (err) {
       this.refusedKey = found.last.key;
-      this.log(
-        `toolsearch-mcp: the cached index was not usable, indexing again (${err instanceof Error ? err.message : String(err)})`,
-      );
+      this.refused(err);
       return undefined;
     }
     this.staleIndex = true;
@@ -543,9 +539,7 @@ export class Gateway {
     if (!served) return;
     this.served = undefined;
     this.refusedKey = served.key;
-    this.log(
-      `toolsearch-mcp: the cached index was not usable, indexing again (${error instanceof Error ? error.message : String(error)})`,
-    );
+    this.refused(error);
     if (this.staleIndex) {
       // settle() indexes again when the upstreams have listed.
       this.damagedIndex = true;
@@ -560,6 +554,13 @@ export class Gateway {
         `toolsearch-mcp: could not index the upstreams' tools: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
+  }
+
+  /** Logs that the cached index was refused (at its load, or a text of it when first read). */
+  private refused(error: unknown): void {
+    this.log(
+      `toolsearch-mcp: the cached index was not usable, indexing again (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
 
   /** Stores which index this configuration's start now serves, with the lists it holds. */
