@@ -9,7 +9,6 @@
  * its cache, ~0.2 s CPU of ~0.85 s (load ~4.5, per-phase CPU of ToolSearch.load), to answer
  * a first search that looks up one key. The table costs ~4 bytes a key more on disk.
  */
-import { grownTo } from '../corpus.js';
 import { invalidIndex } from '../serialize.js';
 
 /** The table's arrays, as saved. */
@@ -46,112 +45,17 @@ export function buildKeyTable(keys: readonly string[]): KeyTableArrays {
     starts[k + 1] = total;
   }
   const data = new Uint8Array(scratch.subarray(0, total));
-  return { keys: data, starts, slots: slotsOf(keys.length, (k) => hashOf(data, starts[k]!, starts[k + 1]!)) };
-}
-
-/**
- * The slots of `count` keys: at most half full (a missing key's probe ends within a slot or
- * two), each key at its hash or the next free slot after it, in key order. One placement
- * for buildKeyTable and KeyTableBuilder, so the same keys make the same bytes either way.
- */
-function slotsOf(count: number, hash: (k: number) => number): Int32Array {
+  // At most half full: a missing key's probe ends within a slot or two.
   let size = 2;
-  while (size < 2 * count + 1) size *= 2;
+  while (size < 2 * keys.length + 1) size *= 2;
   const slots = new Int32Array(size).fill(-1);
   const mask = size - 1;
-  for (let k = 0; k < count; k++) {
-    let at = hash(k) & mask;
+  for (let k = 0; k < keys.length; k++) {
+    let at = hashOf(data, starts[k]!, starts[k + 1]!) & mask;
     while (slots[at] !== -1) at = (at + 1) & mask;
     slots[at] = k;
   }
-  return slots;
-}
-
-/**
- * A key table filled one key at a time, each key given as two parts (key = a + b) whose
- * bytes are written and hashed without the joined string ever being made: the exact
- * retriever's keys are mostly a server's key joined to a tool's ("github" + "createissue"),
- * and a string per key in a Map was the largest part of its add() (~340k keys for the
- * ~100k-tool corpus, ~40% of exact's add() in the Map's get and set alone). finish() gives
- * the same arrays as buildKeyTable of the keys in the order they were first added.
- */
-export class KeyTableBuilder {
-  private bytes: Buffer = Buffer.allocUnsafe(1 << 16);
-  private used = 0;
-  private starts = new Int32Array(1 << 10);
-  private hashes = new Int32Array(1 << 10);
-  /** Open addressing over key numbers while filling, doubled to stay at most half full. */
-  private slots = new Int32Array(1 << 11).fill(-1);
-  /** Keys so far. */
-  size = 0;
-
-  /** The number of key a + b: the next number when it is new. */
-  add(a: string, b: string): number {
-    const most = this.used + 3 * (a.length + b.length);
-    if (most > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(most, 2 * this.bytes.length));
-      this.bytes.copy(grown, 0, 0, this.used);
-      this.bytes = grown;
-    }
-    // Written after the keys so far, and kept only when the key is new.
-    const from = this.used;
-    const to = writeUtf8(this.bytes, b, writeUtf8(this.bytes, a, from));
-    const hash = hashOf(this.bytes, from, to);
-    const { bytes, starts, slots } = this;
-    const mask = slots.length - 1;
-    let at = hash & mask;
-    for (let k = slots[at]!; k !== -1; at = (at + 1) & mask, k = slots[at]!) {
-      const start = starts[k]!;
-      if (starts[k + 1]! - start !== to - from) continue;
-      let i = 0;
-      while (i < to - from && bytes[start + i] === bytes[from + i]) i++;
-      if (i === to - from) return k;
-    }
-    const k = this.size++;
-    if (k + 2 > starts.length) {
-      this.starts = grownTo(starts, 2 * starts.length);
-      this.hashes = grownTo(this.hashes, 2 * starts.length);
-    }
-    this.starts[k + 1] = to;
-    this.hashes[k] = hash;
-    this.used = to;
-    slots[at] = k;
-    if (2 * this.size + 1 > slots.length) this.slots = this.rehash(2 * slots.length);
-    return k;
-  }
-
-  private rehash(size: number) {
-    const slots = new Int32Array(size).fill(-1);
-    const mask = size - 1;
-    for (let k = 0; k < this.size; k++) {
-      let at = this.hashes[k]! & mask;
-      while (slots[at] !== -1) at = (at + 1) & mask;
-      slots[at] = k;
-    }
-    return slots;
-  }
-
-  /** The table's arrays, trimmed to their size, the slots placed as buildKeyTable places them. */
-  finish(): KeyTableArrays {
-    const hashes = this.hashes;
-    return {
-      keys: new Uint8Array(this.bytes.subarray(0, this.used)),
-      starts: this.starts.slice(0, this.size + 1),
-      slots: slotsOf(this.size, (k) => hashes[k]! >>> 0),
-    };
-  }
-}
-
-/** `text` as UTF-8 into `bytes` at `at` (room for 3 bytes a code unit); returns the end. */
-function writeUtf8(bytes: Buffer, text: string, at: number): number {
-  const length = text.length;
-  for (let i = 0; i < length; i++) {
-    const code = text.charCodeAt(i);
-    // Keys are nearly all ASCII (compact keys are letters and digits): bytes are the codes.
-    if (code >= 0x80) return at + bytes.write(text, at);
-    bytes[at + i] = code;
-  }
-  return at + length;
+  return { keys: data, starts, slots };
 }
 
 export class KeyTable {
