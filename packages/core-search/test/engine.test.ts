@@ -161,6 +161,24 @@ describe('add and remove without a rebuild', () => {
     expect(removed).toEqual([[0]]);
   });
 
+  it('suggests the toolset a tool has now, after it was removed and added to another', async () => {
+    const search = new ToolSearch({
+      tools: [
+        { name: 'translate_text', description: 'Translate text between languages.', toolset: 'lingo' },
+        { name: 'send_email', description: 'Send an email message.', toolset: 'mail' },
+      ],
+      embedding: false,
+    });
+    expect((await search.search('translate text')).toolsets.map((t) => t.toolset)).toContain('lingo');
+    search.remove(['translate_text']);
+    search.add([
+      { name: 'translate_text', description: 'Translate text between languages.', toolset: 'words' },
+    ]);
+    const toolsets = (await search.search('translate text')).toolsets.map((t) => t.toolset);
+    expect(toolsets).toContain('words');
+    expect(toolsets).not.toContain('lingo');
+  });
+
   it('finds added tools and forgets removed ones', async () => {
     const search = engine();
     search.add([{ name: 'translate_text', description: 'Translate text between languages.' }]);
