@@ -34,6 +34,12 @@ if (DESCRIPTION !== LOW_FIELDS - 1) throw new Error('corpus: the description mus
 const LEARNED = FIELD_NAMES.indexOf('learned');
 /** The fields whose absence counts the description again (descriptionBackoffs), in its order. */
 const BACKOFF_FIELDS = [PHRASINGS, LEARNED] as const;
+/**
+ * Up to this many terms, a list's distinct terms are found by scanning it (coverage,
+ * uniqueTerms): a query's own words, where a Set or Map made and dropped per strategy per
+ * search cost more, and stays unoptimised for the first thousand or so searches.
+ */
+const SCAN_DISTINCT_MAX = 32;
 const SHAPES: readonly QueryShape[] = ['identifier', 'keywords', 'natural'];
 /** Field weights in FIELD_NAMES order, per query shape. */
 const FIELD_WEIGHTS: Record<QueryShape, Float64Array> = {
@@ -577,7 +583,7 @@ export class Corpus {
    * unless the strategy sees them some other way (`alsoSeen`: a synonym, a completion).
    */
   coverage(terms: readonly string[], minDf = 1, alsoSeen?: (term: string) => boolean): number {
-    if (terms.length > 32) {
+    if (terms.length > SCAN_DISTINCT_MAX) {
       const distinct = new Set(terms);
       let known = 0;
       for (const term of distinct) if (this.df(term) >= minDf || alsoSeen?.(term)) known++;
@@ -1101,7 +1107,7 @@ export function weightedTf(packed: number, shape: QueryShape = 'keywords'): numb
 
 /** Merge duplicate query terms, keeping the highest weight (a query repeating a word is not two matches). */
 export function uniqueTerms(terms: readonly WeightedTerm[]): WeightedTerm[] {
-  if (terms.length > 32) {
+  if (terms.length > SCAN_DISTINCT_MAX) {
     const best = new Map<string, number>();
     for (const { term, weight } of terms) best.set(term, Math.max(best.get(term) ?? 0, weight));
     return [...best].map(([term, weight]) => ({ term, weight }));

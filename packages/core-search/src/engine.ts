@@ -947,7 +947,6 @@ export class ToolSearch {
   }
 }
 
-/** Does toolset a rank before toolset b: a higher summed score, then the lower name? */
 /** Records an asynchronous strategy's hits, or why it failed, at its place `r` (ToolSearch.search). */
 function settle(
   answer: RetrievalHit[] | Promise<RetrievalHit[]>,
@@ -965,6 +964,7 @@ function settle(
   );
 }
 
+/** Does toolset a rank before toolset b: a higher summed score, then the lower name? */
 function ranksBefore(a: number, b: number, scores: readonly number[], names: readonly string[]): boolean {
   const x = scores[a]!;
   const y = scores[b]!;

@@ -50,6 +50,14 @@ function sections(bytes: Uint8Array) {
   return { header, base };
 }
 
+/** A copy of `bytes` with one bit flipped inside section `name`: its checksum no longer matches. */
+function damaged(bytes: Uint8Array, name: string): Uint8Array {
+  const { header, base } = sections(bytes);
+  const copy = bytes.slice();
+  copy[base + header.sections[name]!.offset + 1]! ^= 0x40;
+  return copy;
+}
+
 /** Rewrite one section (or the header) and fix every checksum: a well-formed file with wrong content. */
 function forge(
   bytes: Uint8Array,
@@ -183,7 +191,6 @@ describe('toBytes / load(bytes)', () => {
 
   it('rejects a truncated or corrupted file with INVALID_INDEX naming the part', () => {
     const bytes = engine().toBytes();
-    const { header, base } = sections(bytes);
     expect(caught(() => ToolSearch.load(bytes.subarray(0, bytes.length - 9))).message).toMatch(/truncated/);
     expect(caught(() => ToolSearch.load(bytes.subarray(0, 20))).message).toMatch(/truncated/);
     for (const name of [
@@ -196,9 +203,7 @@ describe('toBytes / load(bytes)', () => {
       'tools.data',
       'retriever.exact.keys',
     ]) {
-      const broken = bytes.slice();
-      broken[base + header.sections[name]!.offset + 1]! ^= 0x40;
-      const error = caught(() => ToolSearch.load(broken, { embedding: false }));
+      const error = caught(() => ToolSearch.load(damaged(bytes, name), { embedding: false }));
       expect(error.code).toBe('INVALID_INDEX');
       expect(error.message).toContain(`"${name}" checksum mismatch`);
     }
@@ -363,9 +368,7 @@ describe('load from a file, in parts (SavedFile)', () => {
       'tools.crcs',
       'retriever.exact.keys',
     ]) {
-      const damaged = bytes.slice();
-      damaged[base + header.sections[name]!.offset + 1]! ^= 0x40;
-      const file = fileOf(damaged);
+      const file = fileOf(damaged(bytes, name));
       expect(caught(() => ToolSearch.load(file, { embedding: false })).message).toContain(
         `"${name}" checksum mismatch`,
       );
