@@ -454,6 +454,23 @@ export class ToolSearch {
     return list;
   }
 
+  /**
+   * An indexed tool's toolset (undefined when not indexed), without reading its definition:
+   * a loaded index reads and checks that from its file when first asked for.
+   */
+  toolsetOfTool(name: string): string | undefined {
+    const id = this.idByName.get(name);
+    return id === undefined ? undefined : this.toolsetById[id];
+  }
+
+  /**
+   * Tools per toolset, reading no tool: toolsets() describes each toolset from its tools'
+   * definitions, every one of them read from the file on a loaded index.
+   */
+  toolCounts(): Map<string, number> {
+    return new Map(this.toolsetSizes);
+  }
+
   /** Resolves once every retriever has finished loading (embedding model, vectors). */
   async ready(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);

@@ -179,6 +179,25 @@ describe('add and remove without a rebuild', () => {
     expect(toolsets).not.toContain('lingo');
   });
 
+  it("tells a tool's toolset and the toolsets' sizes without reading a definition, built or loaded", () => {
+    const search = new ToolSearch({ embedding: false });
+    search.add([
+      { name: 'mail__send', toolset: 'mail', description: 'Send an email' },
+      { name: 'mail__list', toolset: 'mail', description: 'List emails' },
+      { name: 'files__read', toolset: 'files', description: 'Read a file' },
+    ]);
+    search.remove(['mail__list']);
+    expect(search.toolsetOfTool('mail__send')).toBe('mail');
+    expect(search.toolsetOfTool('mail__list')).toBeUndefined();
+    expect([...search.toolCounts()]).toEqual([
+      ['mail', 1],
+      ['files', 1],
+    ]);
+    const loaded = ToolSearch.load(search.toBytes(), { embedding: false });
+    expect(loaded.toolsetOfTool('files__read')).toBe('files');
+    expect([...loaded.toolCounts()]).toEqual([...search.toolCounts()]);
+  });
+
   it('finds added tools and forgets removed ones', async () => {
     const search = engine();
     search.add([{ name: 'translate_text', description: 'Translate text between languages.' }]);

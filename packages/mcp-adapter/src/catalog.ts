@@ -50,16 +50,18 @@ export interface CatalogSearchOptions {
 
 /**
  * Tool lists stored beside a saved index (the gateway's last entry): per toolset in order, how
- * many tools it listed and how many of them the index holds (the engine refused the others);
- * each definition read on demand.
+ * many tools it listed, how many of them the index holds (the engine refused the others), and
+ * which of those have a definition of their own (not heldByIndex); each definition read on demand.
  */
 export interface SavedToolsets {
-  readonly toolsets: readonly { name: string; listed: number; indexed: number }[];
-  /**
-   * The definition of the tool at `position` of the index (toolset after toolset), named
-   * `name`; undefined when it is the one the index holds (heldByIndex).
-   */
-  definition(position: number, name: string): Tool | undefined;
+  readonly toolsets: readonly {
+    name: string;
+    listed: number;
+    indexed: number;
+    stored: readonly string[];
+  }[];
+  /** The definition of tool `name` as listed; undefined when it is the one the index holds (heldByIndex). */
+  definition(name: string): Tool | undefined;
 }
 
 /** A catalog tool whose definition is read from saved lists when first asked for (restoreSaved). */
@@ -70,20 +72,63 @@ class SavedTool implements CatalogTool {
     readonly name: string,
     readonly toolset: string,
     private readonly source: SavedToolsets,
-    private readonly position: number,
     private readonly engine: ToolSearch,
     private readonly damaged: (error: unknown) => void,
   ) {}
 
   get definition(): Tool {
     try {
-      this.value ??=
-        this.source.definition(this.position, this.name) ?? indexedDefinition(this.engine, this.name);
+      this.value ??= this.source.definition(this.name) ?? indexedDefinition(this.engine, this.name);
     } catch (error) {
       this.damaged(error);
       throw error;
     }
     return this.value;
+  }
+}
+
+/**
+ * The tools of a catalog restored by restoreSaved, answered from its engine by name: an entry
+ * is made when a tool is first asked for. Making the ~100k entries and their Map at load was
+ * ~0.17 s of CPU of a gateway's start from its cache, before the garbage they left (`--cpu-prof`
+ * of the warm start, load ~4.7), for a first answer that shows ten tools.
+ */
+class SavedTools {
+  private readonly made = new Map<string, SavedTool>();
+
+  constructor(
+    private readonly engine: ToolSearch,
+    private readonly source: SavedToolsets,
+    private readonly damaged: (error: unknown) => void,
+  ) {}
+
+  get size(): number {
+    return this.engine.size;
+  }
+
+  has(name: string): boolean {
+    return this.engine.has(name);
+  }
+
+  get(name: string): SavedTool | undefined {
+    let tool = this.made.get(name);
+    if (tool) return tool;
+    const toolset = this.engine.toolsetOfTool(name);
+    if (toolset === undefined) return undefined;
+    tool = new SavedTool(name, toolset, this.source, this.engine, this.damaged);
+    this.made.set(name, tool);
+    return tool;
+  }
+
+  /** Every tool's name, in the index's order (the catalog's: it was built toolset after toolset). */
+  names(toolset?: string): string[] {
+    const list = this.engine.listTools();
+    return (toolset === undefined ? list : list.filter((t) => t.toolset === toolset)).map((t) => t.name);
+  }
+
+  /** The tools as a Map of their own, for a catalog that changes them. */
+  toMap(): Map<string, CatalogTool> {
+    return new Map(this.names().map((name) => [name, this.get(name)!]));
   }
 }
 
@@ -127,8 +172,8 @@ export class Catalog {
    */
   private current: ToolSearch | undefined;
   private readonly engineOptions: EngineOptions;
-  /** Replaced whole only by a restore. */
-  private tools = new Map<string, CatalogTool>();
+  /** Replaced whole only by a restore; answered from the engine after restoreSaved (SavedTools) until changed. */
+  private tools: Map<string, CatalogTool> | SavedTools = new Map();
   private readonly log: (line: string) => void;
   /** Phrasings added per tool (model-written), re-applied when an upstream re-lists the tool. */
   private readonly added = new Map<string, string[]>();
@@ -179,6 +224,7 @@ export class Catalog {
 
   /** Tool names of a toolset, in the order they were added. */
   toolsOf(toolset: string): string[] {
+    if (this.tools instanceof SavedTools) return this.tools.names(toolset);
     return [...this.tools.values()].filter((t) => t.toolset === toolset).map((t) => t.name);
   }
 
@@ -186,8 +232,15 @@ export class Catalog {
     return this.engine.toolsets();
   }
 
+  /** By the engine's counts: toolsets() describes every toolset from its tools' definitions. */
   hasToolset(toolset: string): boolean {
-    return this.engine.toolsets().some((t) => t.name === toolset);
+    return this.engine.toolCounts().has(toolset);
+  }
+
+  /** The tools as a Map this catalog may change (a restoreSaved catalog's are made then). */
+  private ownTools(): Map<string, CatalogTool> {
+    if (this.tools instanceof SavedTools) this.tools = this.tools.toMap();
+    return this.tools;
   }
 
   /**
@@ -198,7 +251,8 @@ export class Catalog {
   setToolset(toolset: string, tools: readonly Tool[]): void {
     const old = this.toolsOf(toolset);
     if (old.length > 0) this.engine.remove(old);
-    for (const name of old) this.tools.delete(name);
+    const held = this.ownTools();
+    for (const name of old) held.delete(name);
     this.indexed(this.addTo(this.engine, toolset, tools));
   }
 
@@ -215,7 +269,7 @@ export class Catalog {
     for (const [toolset, tools] of toolsets) entries.push(...this.addTo(engine, toolset, tools));
     const bytes = engine.toBytes();
     this.current = engine;
-    this.tools.clear();
+    this.tools = new Map();
     this.indexed(entries);
     return bytes;
   }
@@ -237,23 +291,27 @@ export class Catalog {
 
   /** Tools now in the engine: kept here, given back their added phrasings, announced. */
   private indexed(entries: readonly CatalogTool[]): void {
-    for (const entry of entries) this.tools.set(entry.name, entry);
-    this.announce(entries);
+    const tools = this.ownTools();
+    for (const entry of entries) tools.set(entry.name, entry);
+    this.announce(() => entries.map((e) => e.name));
   }
 
-  /** Tools the catalog now holds: given back their added phrasings, announced to the onIndexed listeners. */
-  private announce(entries: readonly CatalogTool[]): void {
+  /**
+   * Tools the catalog now holds (`names()`, asked for only when needed): given back their
+   * added phrasings, announced to the onIndexed listeners.
+   */
+  private announce(names: () => readonly string[]): void {
     const engine = this.engine as unknown as PhrasingEngine;
-    // Most starts have nothing added yet: no lookup per tool then.
+    // Most starts have nothing added yet and no listener: no name list then.
+    if (this.added.size === 0 && this.indexedListeners.size === 0) return;
+    const list = names();
     if (this.added.size > 0) {
-      for (const entry of entries) {
-        const added = this.added.get(entry.name);
-        if (added && engine.addPhrasings) engine.addPhrasings(entry.name, added);
+      for (const name of list) {
+        const added = this.added.get(name);
+        if (added && engine.addPhrasings) engine.addPhrasings(name, added);
       }
     }
-    if (this.indexedListeners.size === 0) return;
-    const names = entries.map((e) => e.name);
-    for (const listener of this.indexedListeners) listener(names);
+    for (const listener of this.indexedListeners) listener(list);
   }
 
   /**
@@ -298,30 +356,43 @@ export class Catalog {
    * restore() from the tool lists stored with the index (the gateway's start before its
    * upstreams list): the index holds the catalog's tools in the catalog's order (it was built
    * toolset after toolset), so names and toolsets come from the index, checked against the
-   * stored counts, and each definition is read when first needed, checked to be that tool's
-   * (parsing 100k of them was half of a start from the cache). Counts that do not match are
+   * stored counts, and each tool's entry is made and its definition read when first needed
+   * (SavedTools; parsing 100k definitions was half of a start from the cache). Counts that do
+   * not match, or a stored definition of a tool the index does not hold in that toolset, are
    * INVALID_INDEX, and the catalog is then left as it was.
    */
   restoreSaved(index: Uint8Array | SavedFile, saved: SavedToolsets): void {
     const engine = this.loadEngine(index);
-    const held = engine.listTools();
-    const entries: CatalogTool[] = [];
-    for (const { name: toolset, listed, indexed } of saved.toolsets) {
-      for (let k = 0; k < indexed; k++) {
-        const tool = held[entries.length];
-        if (tool?.toolset !== toolset)
+    const counts = engine.toolCounts();
+    const seen = new Set<string>();
+    let total = 0;
+    for (const { name: toolset, listed, indexed, stored } of saved.toolsets) {
+      const held = counts.get(toolset) ?? 0;
+      if (held !== indexed || seen.has(toolset))
+        throw new ToolSearchError(
+          'INVALID_INDEX',
+          `toolsearch: invalid index: toolset ${toolset} has ${held} tools in the index, ${indexed} as stored with it`,
+        );
+      seen.add(toolset);
+      total += indexed;
+      for (const name of stored)
+        if (engine.toolsetOfTool(name) !== toolset)
           throw new ToolSearchError(
             'INVALID_INDEX',
-            `toolsearch: invalid index: its tool ${entries.length} is not of toolset ${toolset}, as stored with it`,
+            `toolsearch: invalid index: it lacks ${name} of toolset ${toolset}, stored with it`,
           );
-        entries.push(
-          new SavedTool(tool.name, toolset, saved, entries.length, engine, (error) => this.damaged(error)),
-        );
-      }
       if (indexed < listed)
         this.log(`toolsearch-mcp: skipped ${listed - indexed} tool(s) of ${toolset} (rejected when indexed)`);
     }
-    this.adopt(engine, entries);
+    if (total !== engine.size)
+      throw new ToolSearchError(
+        'INVALID_INDEX',
+        `toolsearch: invalid index: it holds ${engine.size} tools, the toolsets ${total}`,
+      );
+    const tools = new SavedTools(engine, saved, (error) => this.damaged(error));
+    this.current = engine;
+    this.tools = tools;
+    this.announce(() => tools.names());
   }
 
   /**
@@ -329,13 +400,19 @@ export class Catalog {
    * same JSON) replace the saved ones, read or not, so the saved lists' bytes can go.
    */
   keepDefinitions(toolsets: ReadonlyMap<string, readonly Tool[]>): void {
-    for (const [toolset, tools] of toolsets) {
-      for (const definition of tools) {
-        const entry = this.tools.get(definition.name);
-        if (entry instanceof SavedTool && entry.toolset === toolset)
-          this.tools.set(definition.name, { name: definition.name, toolset, definition });
+    const saved = this.tools;
+    if (!(saved instanceof SavedTools)) return;
+    const tools = new Map<string, CatalogTool>();
+    for (const [toolset, list] of toolsets) {
+      for (const definition of list) {
+        if (saved.get(definition.name)?.toolset === toolset)
+          tools.set(definition.name, { name: definition.name, toolset, definition });
       }
     }
+    // Lists that are not the index's after all (the caller compared their keys): the rest stay saved.
+    if (tools.size !== saved.size)
+      for (const name of saved.names()) if (!tools.has(name)) tools.set(name, saved.get(name)!);
+    this.tools = tools;
   }
 
   /** A saved index as an engine with this catalog's options. */
@@ -356,7 +433,7 @@ export class Catalog {
       );
     this.current = engine;
     this.tools = tools;
-    this.announce(entries);
+    this.announce(() => entries.map((e) => e.name));
   }
 
   /** The index as bytes (core-search's saved index), for restore(). */

@@ -570,16 +570,40 @@ describe('Catalog.restore', () => {
       );
     expect(kept.size).toBe(4);
     expect(await ranking(kept, 'send an email')).toEqual(before);
-    // Lists of other tools in the same counts: a definition that is not its tool's is never served.
-    const other = new Catalog({ engine: { embedding: false }, log: () => {} });
-    other.restoreSaved(bytes, LastEntry.read(encodeLastEntry('k', renamed, () => true))!);
-    expect(other.get('files__read_file')?.definition.name).toBe('files__read_file');
-    expect(() => other.get('files__write_file')?.definition).toThrow(
-      expect.objectContaining({
-        code: 'INVALID_INDEX',
-        message: expect.stringContaining('files__write_file'),
-      }),
-    );
+    // Lists of other tools in the same counts: a stored definition of a tool the index does not
+    // hold in that toolset is refused at load, never served.
+    const moved = new Map([
+      ['mail', [withOutput('files__read_file'), toolsets.get('mail')![1]!]],
+      ['files', toolsets.get('files')!],
+    ]);
+    for (const [lists, named] of [
+      [renamed, 'files__other'],
+      [moved, 'files__read_file'],
+    ] as const) {
+      const other = new Catalog({ engine: { embedding: false }, log: () => {} });
+      expect(() =>
+        other.restoreSaved(bytes, LastEntry.read(encodeLastEntry('k', lists, () => true))!),
+      ).toThrow(expect.objectContaining({ code: 'INVALID_INDEX', message: expect.stringContaining(named) }));
+      expect(other.size).toBe(0);
+    }
+  });
+
+  it('restoreSaved: a restored catalog changes as a built one (a toolset re-listed, toolsets asked for)', async () => {
+    const source = built();
+    const saved = LastEntry.read(encodeLastEntry('k', toolsets, () => true))!;
+    const target = new Catalog({ engine: { embedding: false }, log: () => {} });
+    target.restoreSaved(source.toBytes(), saved);
+    expect(target.hasToolset('files')).toBe(true);
+    expect(target.hasToolset('nope')).toBe(false);
+    const relisted = [tool('mail__archive', 'Archive an email')];
+    target.setToolset('mail', relisted);
+    source.setToolset('mail', relisted);
+    expect(target.size).toBe(3);
+    expect(target.has('mail__send_email')).toBe(false);
+    expect(target.toolsOf('files')).toEqual(['files__read_file', 'files__write_file']);
+    expect(target.get('files__read_file')?.definition).toEqual(toolsets.get('files')![0]);
+    for (const query of ['archive an email', 'read a file', 'send an email'])
+      expect(await ranking(target, query)).toEqual(await ranking(source, query));
   });
 
   it('restoreSaved serves each definition exactly as listed, whether stored or read from the index', () => {
@@ -608,10 +632,10 @@ describe('Catalog.restore', () => {
     const target = new Catalog({ engine: { embedding: false }, log: () => {} });
     const saved = LastEntry.read(entry)!;
     target.restoreSaved(source.toBytes(), saved);
-    for (const [i, shape] of shapes.entries()) {
+    for (const shape of shapes) {
       expect(JSON.stringify(target.get(shape.name)?.definition)).toBe(JSON.stringify(shape));
       // Only the ones the index does not hold as listed take room in the entry.
-      expect(saved.definition(i, shape.name) === undefined).toBe(
+      expect(saved.definition(shape.name) === undefined).toBe(
         ['kit__plain', 'kit__titled', 'kit__noted'].includes(shape.name),
       );
     }
@@ -657,19 +681,12 @@ describe('LastEntry', () => {
     const entry = LastEntry.read(encodeLastEntry('abc', lists, (name) => name !== 'files__big'))!;
     expect(entry.key).toBe('abc');
     expect(entry.toolsets).toEqual([
-      { name: 'mail', listed: 2, indexed: 2 },
-      { name: 'files', listed: 1, indexed: 0 },
+      { name: 'mail', listed: 2, indexed: 2, stored: ['mail__send_email'] },
+      { name: 'files', listed: 1, indexed: 0, stored: [] },
     ]);
-    expect(entry.definition(0, 'mail__send_email')).toEqual(lists.get('mail')![0]);
-    expect(entry.definition(1, 'mail__list_inbox')).toBeUndefined(); // as the index holds it
-    // Asked for another tool than the record holds, or past the records: INVALID_INDEX.
-    for (const [position, name] of [
-      [0, 'mail__list_inbox'],
-      [2, 'files__big'],
-    ] as const)
-      expect(() => entry.definition(position, name)).toThrow(
-        expect.objectContaining({ code: 'INVALID_INDEX' }),
-      );
+    expect(entry.definition('mail__send_email')).toEqual(lists.get('mail')![0]);
+    expect(entry.definition('mail__list_inbox')).toBeUndefined(); // as the index holds it
+    expect(entry.definition('files__big')).toBeUndefined(); // not indexed: no record
   });
 
   it('is none when damaged, truncated or of another layout; a forged definition is INVALID_INDEX naming the tool', () => {
@@ -686,12 +703,12 @@ describe('LastEntry', () => {
     forged.write('X', forged.lastIndexOf('mail__send_email') + 'mail__send_email'.length - 1);
     forged.writeUInt32LE(crc32(forged.subarray(16)), 12);
     const entry = LastEntry.read(forged)!;
-    expect(() => entry.definition(0, 'mail__send_email')).toThrow(
+    expect(() => entry.definition('mail__send_email')).toThrow(
       expect.objectContaining({
         code: 'INVALID_INDEX',
         message: expect.stringContaining('mail__send_email'),
       }),
     );
-    expect(entry.definition(1, 'mail__list_inbox')).toBeUndefined();
+    expect(entry.definition('mail__list_inbox')).toBeUndefined();
   });
 });

@@ -7,17 +7,21 @@
  * definitions then: as one JSON text of every list, at ~100k tools (68 MB) its parse and the
  * garbage it left were about half of a 5 s start from the cache (`--cpu-prof`, load ~5).
  * Here each definition is its own record, parsed when the catalog first hands that tool out
- * (a search shows ten); the names and toolsets come from the index, which holds the tools in
- * the catalog's order (Catalog.restoreSaved), so the header holds counts only.
+ * (a search shows ten); the names and toolsets come from the index, which holds the catalog's
+ * tools (Catalog.restoreSaved), so the header holds counts, and the names of the records only.
  *
  * Layout: "TSLAST\0\0" | u32 header bytes | u32 crc32 of everything after these 16 bytes |
- * header (UTF-8 JSON: format, the index's key, per toolset its name, how many tools it listed
- * and how many of them the index holds) | padding to 4 | u32 record starts (tools + 1) | the
- * records (the definitions of the tools the index holds, toolset after toolset, as JSON; empty
- * for one the index holds as listed, Catalog's heldByIndex: most of them, so the entry of 100k
- * tools is ~0.5 MB, not the 68 MB of their definitions, which a start read and checked). The
- * checksum is checked when the entry is read (~30 ms for the 68 MB of 100k tools): a damaged
- * entry is no entry; a record is checked to be its tool's when read: never a wrong definition.
+ * header (UTF-8 JSON: format, the index's key, per toolset its name, how many tools it listed,
+ * how many of them the index holds, and the names of those stored as records) | padding to 4 |
+ * u32 record starts (records + 1) | the records (the definitions of the tools the index does
+ * not hold as listed, toolset after toolset, as JSON). A tool the index holds as listed
+ * (Catalog's heldByIndex: most of them, so the entry of 100k tools is a few KB, not the 68 MB of
+ * their definitions, which a start read and checked) has no record. Records are found by name,
+ * not by position (format 2 had an empty record per such tool: the catalog then needed every
+ * tool's position, 100k entries made at load). The checksum is checked when the entry is read:
+ * a damaged entry is no entry; a record is checked to be its tool's when read, and the catalog
+ * checks at load that each names a tool the index holds in that toolset: never a wrong
+ * definition.
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { ToolSearchError } from '@toolsearch/core-search';
@@ -27,29 +31,37 @@ import { heldByIndex, type SavedToolsets } from '../catalog.js';
 const MAGIC = 'TSLAST\0\0';
 const PREAMBLE_BYTES = 16;
 /** Bump when the layout changes: an entry of another format is ignored (the start waits for the listing). */
-const FORMAT = 2;
+const FORMAT = 3;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const EMPTY = Buffer.alloc(0);
 const align4 = (n: number) => Math.ceil(n / 4) * 4;
 
 interface Header {
   format: number;
   key: string;
-  /** [name, tools listed, tools the index holds] per toolset, in config order. */
-  toolsets: [string, number, number][];
+  /** [name, tools listed, tools the index holds, names of those stored as records] per toolset, in config order. */
+  toolsets: [string, number, number, string[]][];
 }
 
 /** What the last start over a configuration stored: the key of its index and the tools it indexed. */
 export class LastEntry implements SavedToolsets {
   readonly key: string;
-  readonly toolsets: readonly { name: string; listed: number; indexed: number }[];
+  readonly toolsets: readonly { name: string; listed: number; indexed: number; stored: readonly string[] }[];
   private readonly records: Uint8Array;
   private readonly starts: Uint32Array;
+  /** Record number by tool name. */
+  private readonly recordOf = new Map<string, number>();
 
   private constructor(header: Header, records: Uint8Array, starts: Uint32Array) {
     this.key = header.key;
-    this.toolsets = header.toolsets.map(([name, listed, indexed]) => ({ name, listed, indexed }));
+    this.toolsets = header.toolsets.map(([name, listed, indexed, stored]) => ({
+      name,
+      listed,
+      indexed,
+      stored,
+    }));
+    for (const [, , , stored] of header.toolsets)
+      for (const name of stored) this.recordOf.set(name, this.recordOf.size);
     this.records = records;
     this.starts = starts;
   }
@@ -71,35 +83,32 @@ export class LastEntry implements SavedToolsets {
       return undefined;
     }
     if (!validHeader(header)) return undefined;
-    const count = header.toolsets.reduce((sum, [, , indexed]) => sum + indexed, 0);
+    const count = header.toolsets.reduce((sum, [, , , stored]) => sum + stored.length, 0);
     const startsAt = align4(PREAMBLE_BYTES + headerBytes);
     const recordsAt = startsAt + 4 * (count + 1);
     if (recordsAt > bytes.length) return undefined;
-    // Copied (400 KB at 100k tools): the entry's bytes need not sit at an offset a Uint32Array can view.
+    // Copied (4 bytes a record): the entry's bytes need not sit at an offset a Uint32Array can view.
     const at = bytes.byteOffset + startsAt;
     const starts = new Uint32Array(bytes.buffer.slice(at, at + 4 * (count + 1)));
     const records = bytes.subarray(recordsAt);
     if (starts[0] !== 0 || starts[count] !== records.length) return undefined;
     for (let i = 1; i <= count; i++) if (starts[i]! < starts[i - 1]!) return undefined;
-    return new LastEntry(header, records, starts);
+    const entry = new LastEntry(header, records, starts);
+    // A name stored twice would leave a record unread.
+    return entry.recordOf.size === count ? entry : undefined;
   }
 
   /**
-   * The definition of the tool at `position` (toolset after toolset), named `name`, as its
-   * upstream listed it; undefined when it is the one the index holds (an empty record). A
-   * record that is not that tool's definition (an entry that does not belong to its index, or
-   * a file forged to pass the checksum) is INVALID_INDEX naming it.
+   * The definition of tool `name` as its upstream listed it; undefined when it is the one the
+   * index holds (no record). A record that is not that tool's definition (a file forged to
+   * pass the checksum) is INVALID_INDEX naming it.
    */
-  definition(position: number, name: string): Tool | undefined {
+  definition(name: string): Tool | undefined {
+    const record = this.recordOf.get(name);
+    if (record === undefined) return undefined;
     let value: unknown;
-    const from = this.starts[position];
-    const to = this.starts[position + 1];
-    if (from !== undefined && from === to) return undefined;
     try {
-      if (to !== undefined)
-        value = JSON.parse(
-          utf8.decode(this.records.subarray(this.starts[position], this.starts[position + 1])),
-        );
+      value = JSON.parse(utf8.decode(this.records.subarray(this.starts[record], this.starts[record + 1])));
     } catch {
       value = undefined;
     }
@@ -123,7 +132,10 @@ function validHeader(header: unknown): header is Header {
       Number.isInteger(entry[1]) &&
       Number.isInteger(entry[2]) &&
       entry[2] >= 0 &&
-      entry[2] <= entry[1],
+      entry[2] <= entry[1] &&
+      Array.isArray(entry[3]) &&
+      entry[3].length <= entry[2] &&
+      entry[3].every((name: unknown) => typeof name === 'string'),
   );
 }
 
@@ -140,9 +152,10 @@ export function encodeLastEntry(
   const records: Buffer[] = [];
   for (const [toolset, tools] of lists) {
     const kept = tools.filter((tool) => indexed(tool.name));
-    toolsets.push([toolset, tools.length, kept.length]);
-    // Most definitions are what the index holds already (heldByIndex): an empty record.
-    for (const tool of kept) records.push(heldByIndex(tool) ? EMPTY : Buffer.from(JSON.stringify(tool)));
+    // Most definitions are what the index holds already (heldByIndex): no record.
+    const stored = kept.filter((tool) => !heldByIndex(tool));
+    toolsets.push([toolset, tools.length, kept.length, stored.map((tool) => tool.name)]);
+    for (const tool of stored) records.push(Buffer.from(JSON.stringify(tool)));
   }
   const header = Buffer.from(JSON.stringify({ format: FORMAT, key, toolsets } satisfies Header));
   const startsAt = align4(PREAMBLE_BYTES + header.length);
