@@ -182,7 +182,8 @@ async function runSearch(args: string[]): Promise<void> {
   if (!engine) {
     const { tools } = readDataset(toolsPath);
     if (tools.length === 0) throw new UsageError(`--tools ${toolsPath}: the file lists no tools`, 'search');
-    engine = new ToolSearch({ tools, pack, ...engineOptions });
+    // The file was parsed just here and nothing else holds its objects: no copy needed.
+    engine = new ToolSearch({ tools, pack, copyTools: false, ...engineOptions });
     await engine.ready();
     cache?.save(engine);
   }

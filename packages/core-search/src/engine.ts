@@ -19,6 +19,7 @@ import {
   validateUses,
 } from './learning.js';
 import {
+  booleanOption,
   integerInRange,
   type Limits,
   limitOptions,
@@ -82,6 +83,14 @@ export interface PackOptions {
 export interface ToolSearchOptions {
   /** Indexed at construction, exactly like add(). */
   tools?: ToolDefinition[];
+  /**
+   * Default true: the engine keeps its own copy of each tool it indexes (as JSON would save
+   * it), so changing a tool object after add() changes nothing indexed. false keeps the
+   * given objects instead (still validated: the same errors and size limit; anything JSON
+   * would change is still copied): for tools nothing else holds, such as a tools file just
+   * parsed, which then must not be changed. It saves the copy, a fifth of indexing ~100k tools.
+   */
+  copyTools?: boolean;
   /** Strategies switched off engine-wide (ablation). */
   disable?: StrategyName[];
   /** RRF weight per strategy; multiplies the shape weights of defaults.ts. 0 switches it off. */
@@ -148,6 +157,7 @@ export class ToolSearch {
   private readonly weights: Partial<Record<StrategyName, number>>;
   private readonly rrfK: number;
   private readonly limits: Limits;
+  private readonly copyTools: boolean;
   private readonly synonymOption: Record<string, string[]>;
   private readonly synonyms: ReturnType<typeof buildSynonymMap>;
   private readonly onProgress: ((progress: Progress) => void) | undefined;
@@ -165,6 +175,7 @@ export class ToolSearch {
     this.weights = { ...weightMap(options.weights) };
     this.rrfK = positiveNumber(options.rrfK, 'rrfK', DEFAULTS.fusion.rrfK);
     this.limits = limitOptions(options.limits);
+    this.copyTools = booleanOption(options.copyTools, 'copyTools', true);
     this.synonymOption = synonymOption(options.synonyms, this.limits);
     this.synonyms = buildSynonymMap(this.synonymOption);
     this.onProgress = options.onProgress;
@@ -361,7 +372,12 @@ export class ToolSearch {
   }
 
   private addWith(tools: ToolDefinition[], added: readonly (readonly string[] | undefined)[]): void {
-    const valid = validateTools(tools, (name) => this.idByName.has(name), this.limits.maxToolChars);
+    const valid = validateTools(
+      tools,
+      (name) => this.idByName.has(name),
+      this.limits.maxToolChars,
+      this.copyTools,
+    );
     const docs: IndexedDoc[] = [];
     const memo = new AnalysisMemo();
     valid.forEach((tool, i) => {

@@ -21,6 +21,15 @@ export function strategyList(value: unknown, option: string): StrategyName[] {
   return value as StrategyName[];
 }
 
+/** Throws INVALID_OPTION unless `value` is a boolean (or undefined: `fallback`). */
+export function booleanOption(value: unknown, option: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') {
+    throw new ToolSearchError('INVALID_OPTION', `toolsearch: option "${option}" must be true or false`);
+  }
+  return value;
+}
+
 export function positiveNumber(value: unknown, option: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {

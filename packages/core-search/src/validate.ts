@@ -56,7 +56,9 @@ const LIST_FIELDS = ['tags', 'examples', 'phrasings'] as const;
  *
  * Plain data (what a parsed tool list is) is copied directly (plainCopy), which costs a
  * fifth of JSON.stringify + JSON.parse, the largest single cost of indexing; anything
- * else, or a tool that might be over the limit, takes the JSON round trip.
+ * else, or a tool that might be over the limit, takes the JSON round trip. With `copy`
+ * false (owned input: see validateTools) plain data is only checked, not copied, and the
+ * tool itself is kept: it is already what JSON would give back.
  */
 function ownCopy(
   tool: unknown,
@@ -64,14 +66,15 @@ function ownCopy(
   maxChars: number,
   issues: ToolSearchIssue[],
   direct: boolean,
+  copy: boolean,
 ): unknown {
   if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) return tool;
   if (direct) {
     // First with the cheap bound (every string as if all its characters were escaped); only
     // a tool near the limit pays for looking at its strings (the exact bound).
-    let copy = plainCopy(tool, 0, { chars: maxChars, exact: false });
-    if (copy === OVER_CHEAP_BOUND) copy = plainCopy(tool, 0, { chars: maxChars, exact: true });
-    if (copy !== NOT_PLAIN && copy !== OVER_CHEAP_BOUND) return copy;
+    let own = plainCopy(tool, 0, { chars: maxChars, exact: false, copy });
+    if (own === OVER_CHEAP_BOUND) own = plainCopy(tool, 0, { chars: maxChars, exact: true, copy });
+    if (own !== NOT_PLAIN && own !== OVER_CHEAP_BOUND) return own;
   }
   const name =
     typeof (tool as { name?: unknown }).name === 'string' ? (tool as { name: string }).name : undefined;
@@ -103,10 +106,14 @@ const MAX_PLAIN_DEPTH = 64;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** What a copy may still spend, in JSON characters; `exact` looks at each string for escapes. */
+/**
+ * What a copy may still spend, in JSON characters; `exact` looks at each string for
+ * escapes; `copy` false only checks (plainCopy then returns the value itself).
+ */
 interface CopyBudget {
   chars: number;
   readonly exact: boolean;
+  readonly copy: boolean;
 }
 
 /** JSON characters of a string (or a key, with `extra` for its quotes and colon) at most. */
@@ -165,14 +172,14 @@ function plainObject(value: object, depth: number, budget: CopyBudget): unknown 
     return NOT_PLAIN;
   if (Array.isArray(value)) {
     const length = value.length;
-    const out: unknown[] = new Array(length);
+    const out: unknown[] | undefined = budget.copy ? new Array(length) : undefined;
     budget.chars -= 2 + length;
     for (let i = 0; i < length; i++) {
       const copy = plainCopy(value[i], depth + 1, budget);
       if (copy === NOT_PLAIN || copy === OVER_CHEAP_BOUND) return copy;
-      out[i] = copy;
+      if (out) out[i] = copy;
     }
-    return out;
+    return out ?? value;
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return NOT_PLAIN;
@@ -184,7 +191,7 @@ function plainObject(value: object, depth: number, budget: CopyBudget): unknown 
   // and new validate.ts interleaved in one process, load 3.5-5). for-in lists only own
   // string keys here (validateTools sends everything through JSON when Object.prototype
   // has an enumerable key), in Object.keys' order, which is JSON's.
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> | undefined = budget.copy ? {} : undefined;
   budget.chars -= 2;
   for (const key in value) {
     // A "__proto__" key (JSON.parse makes one) would set the copy's prototype here.
@@ -192,9 +199,9 @@ function plainObject(value: object, depth: number, budget: CopyBudget): unknown 
     budget.chars -= stringChars(key, 4, budget);
     const copy = plainCopy((value as Record<string, unknown>)[key], depth + 1, budget);
     if (copy === NOT_PLAIN || copy === OVER_CHEAP_BOUND) return copy;
-    out[key] = copy;
+    if (out) out[key] = copy;
   }
-  return out;
+  return out ?? value;
 }
 
 /** Whether for-in lists any key of `value` (own or inherited). */
@@ -213,11 +220,17 @@ function over(budget: CopyBudget): typeof NOT_PLAIN | typeof OVER_CHEAP_BOUND {
  * the engine's own copies (see ownCopy). Malformed tools throw INVALID_TOOL; names used
  * twice (in the batch, or already indexed) throw DUPLICATE_TOOL naming both places.
  * Every issue is listed, not just the first.
+ *
+ * `copy` false is for owned input, objects nothing else holds (a tools file the caller
+ * has just parsed): the same checks, errors and size limit, but a plain-data tool is kept
+ * as given instead of copied. The copy and the collection of what it allocates were a
+ * fifth of indexing ~100k tools (profile.ts build100k; the figures are in DESIGN.md).
  */
 export function validateTools(
   tools: unknown,
   existing: (name: string) => boolean,
   maxChars: number = DEFAULTS.limits.maxToolChars,
+  copy = true,
 ): ToolDefinition[] {
   if (!Array.isArray(tools)) {
     throw new ToolSearchError('INVALID_TOOL', 'toolsearch: tools must be an array of tool definitions');
@@ -227,9 +240,9 @@ export function validateTools(
   const direct = !hasEnumerableKey(Object.prototype);
   const copies = tools.map((tool, index) => {
     const before = issues.length;
-    const copy = ownCopy(tool, index, maxChars, issues, direct);
-    if (issues.length === before) issues.push(...toolIssues(copy, index));
-    return copy;
+    const own = ownCopy(tool, index, maxChars, issues, direct, copy);
+    if (issues.length === before) issues.push(...toolIssues(own, index));
+    return own;
   });
   if (issues.length > 0) {
     const first = issues[0]!;

@@ -75,6 +75,27 @@ describe('add: validation', () => {
   it('rejects a non-array', () => {
     expect(caught(() => engine().add({} as never)).code).toBe('INVALID_TOOL');
   });
+
+  it('keeps its own copy by default, the given objects with copyTools: false, and ranks the same', async () => {
+    const parsed = (): ToolDefinition[] => JSON.parse(JSON.stringify(TOOLS.slice(0, 40)));
+    const given = parsed();
+    const copying = new ToolSearch({ tools: given, embedding: false });
+    const owning = new ToolSearch({ tools: parsed(), embedding: false, copyTools: false });
+    expect(copying.get(given[0]!.name)).not.toBe(given[0]);
+    expect(copying.get(given[0]!.name)).toStrictEqual(given[0]);
+    const mine = { name: 'mine', description: 'zebra crossing', inputSchema: { type: 'object' } };
+    copying.add([mine]);
+    owning.add([mine]);
+    expect(copying.get('mine')).not.toBe(mine);
+    expect(owning.get('mine')).toBe(mine);
+    for (const query of ['send an email', 'create_issue', 'zebra'])
+      expect(await top(owning, query)).toEqual(await top(copying, query));
+    // Validation is the same: errors and the size limit.
+    expect(caught(() => owning.add([{ name: 7 } as never])).code).toBe('INVALID_TOOL');
+    const small = new ToolSearch({ embedding: false, copyTools: false, limits: { maxToolChars: 40 } });
+    expect(caught(() => small.add([{ name: 'big', description: 'x'.repeat(50) }])).code).toBe('INVALID_TOOL');
+    expect(caught(() => new ToolSearch({ copyTools: 'no' as never })).code).toBe('INVALID_OPTION');
+  });
 });
 
 describe('search: errors', () => {

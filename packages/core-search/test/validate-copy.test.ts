@@ -134,3 +134,72 @@ describe('validateTools copies', () => {
     }
   });
 });
+
+/** validateTools of owned input (copy false): the tool itself, or the error code and issues. */
+function ownedOutcome(tool: unknown, maxChars?: number): unknown {
+  try {
+    return validateTools([tool], none, maxChars, false)[0];
+  } catch (error) {
+    return { code: (error as ToolSearchError).code, issues: (error as ToolSearchError).issues };
+  }
+}
+
+/** Owned input is checked as a copy is made: the same issues, and the same JSON when valid. */
+function expectOwnedLikeCopy(tool: unknown, maxChars?: number): unknown {
+  const copied = outcome(tool, maxChars);
+  const owned = ownedOutcome(tool, maxChars);
+  if ((copied as { code?: unknown }).code !== undefined) expect(owned).toStrictEqual(copied);
+  else expect(JSON.stringify(owned)).toBe(JSON.stringify(copied));
+  return owned;
+}
+
+describe('validateTools of owned input (copy false)', () => {
+  it('keeps plain-data tools as given: every fixture tool is its own object', () => {
+    const list = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'registry', 'tools.json'), 'utf8')) as
+      | Record<string, unknown>[]
+      | { tools: Record<string, unknown>[] };
+    const tools = Array.isArray(list) ? list : list.tools;
+    const owned = validateTools(tools, none, undefined, false);
+    owned.forEach((tool, i) => {
+      expect(tool).toBe(tools[i]);
+      expect(tool).toStrictEqual(viaJson(tools[i]));
+    });
+  });
+
+  it('still copies what JSON would change, and rejects what it cannot serialise', () => {
+    const changed: Record<string, unknown>[] = [
+      { name: 'a', inputSchema: { type: 'object', minimum: -0 } },
+      { name: 'b', description: undefined },
+      { name: 'c', inputSchema: { type: 'object', default: new Date(0) } },
+      { name: 'g', inputSchema: { type: 'object', toJSON: () => ({ type: 'object', replaced: true }) } },
+      JSON.parse('{"name":"h","inputSchema":{"type":"object","__proto__":{"polluted":true}}}'),
+      { name: 'n', tags: Object.assign(['a'], { toJSON: () => ['b'] }) },
+    ];
+    for (const tool of changed) {
+      const owned = expectOwnedLikeCopy(tool);
+      expect(owned, String(tool.name)).not.toBe(tool);
+      expect(owned, String(tool.name)).toStrictEqual(viaJson(tool));
+    }
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.self = cyclic;
+    const result = ownedOutcome({ name: 'bad', inputSchema: cyclic }) as { code: string };
+    expect(result.code).toBe('INVALID_TOOL');
+    const plain = { name: 'plain', tags: ['x'], inputSchema: { type: 'object', n: 1.5, z: null } };
+    expect(ownedOutcome(plain)).toBe(plain);
+  });
+
+  it('applies maxChars exactly as the copy does, at and around the limit', () => {
+    for (const description of ['plain words', 'with "quotes" and \\ and \n', 'ünïcödé 😀']) {
+      const tool = { name: 'sized', description, inputSchema: { type: 'object', n: 1.5, b: true, z: null } };
+      const length = JSON.stringify(tool).length;
+      // At the limit JSON itself measures (the direct bound counts numbers at their longest).
+      expect(expectOwnedLikeCopy(tool, length)).toStrictEqual(viaJson(tool));
+      expect((expectOwnedLikeCopy(tool, length - 1) as { code: string }).code).toBe('INVALID_TOOL');
+    }
+  });
+
+  it('fuzzed tools: the same issues, or the same JSON, as a copy', () => {
+    const next = random(12);
+    for (let i = 0; i < 300; i++) expectOwnedLikeCopy(fuzzTool(next, i));
+  });
+});
