@@ -755,7 +755,9 @@ export class ToolSearch {
         invalidIndex(`tools[${i}] is named "${valid!.name}", not "${file.names[i]}"`);
       return valid!;
     };
-    const docs = file.names.map((name, i) => new SavedDoc(i, name, toolsets[i]!, file, validate));
+    const { names } = file;
+    const docs = new Array<SavedDoc>(names.length);
+    for (let i = 0; i < names.length; i++) docs[i] = new SavedDoc(i, names[i]!, toolsets[i]!, file, validate);
     const { postings, lengths } = file.postings();
     this.corpus.importPostings(postings, lengths, docs.length);
     this.nextId = docs.length;

@@ -35,21 +35,42 @@ describe('KeyTable', () => {
     expect(new KeyTable(buildKeyTable([]), 'test').find('x')).toBe(-1);
   });
 
-  it('refuses arrays that could send a lookup out of bounds or round forever', () => {
+  it('refuses arrays that could send a lookup out of bounds or round forever: at once, as a probe reads them, or in full before every key is read', () => {
     const good = buildKeyTable(['one', 'two', 'three']);
-    const with_ = (change: Partial<typeof good>) => () => new KeyTable({ ...good, ...change }, 'exact');
-    const full = Int32Array.from([0, 1, 2, 2]);
-    for (const [forge, message] of [
-      [with_({ starts: Int32Array.from([0, 3, 2, 11]) }), /key starts decrease at 2/],
-      [with_({ starts: Int32Array.from([0, 3, 6, 99]) }), /key starts must run from 0 to 11/],
-      [with_({ slots: full }), /names key 2 .* twice/],
-      [with_({ slots: Int32Array.from([0, 1, 2]) }), /3 slots for 3 keys/],
-      [with_({ slots: Int32Array.from([0, 1, 2, 7, -1, -1, -1, -1]) }), /slot 3 names key 7/],
+    const table = (change: Partial<typeof good>) => new KeyTable({ ...good, ...change }, 'exact');
+    for (const [change, message] of [
+      [{ starts: Int32Array.from([0, 3, 6, 99]) }, /key starts must run from 0 to 11/],
+      [{ slots: Int32Array.from([0, 1, 2]) }, /3 slots for 3 keys/],
     ] as const) {
-      const error = caught(forge);
+      const error = caught(() => table(change));
       expect(error.code).toBe('INVALID_INDEX');
       expect(error.message).toMatch(message);
     }
+    const full = Int32Array.from([0, 1, 2, 2]);
+    for (const [change, message] of [
+      [{ starts: Int32Array.from([0, 3, 2, 11]) }, /key starts decrease at 2/],
+      [{ slots: full }, /names key 2 .* twice/],
+      [{ slots: Int32Array.from([0, 1, 2, 7, -1, -1, -1, -1]) }, /slot 3 names key 7/],
+    ] as const) {
+      const forged = table(change);
+      // A lookup ends, in bounds: a key number of the table, -1, or INVALID_INDEX.
+      for (const key of ['one', 'two', 'three', 'four', '']) {
+        try {
+          const k = forged.find(key);
+          expect(k >= -1 && k < 3).toBe(true);
+        } catch (error) {
+          expect((error as { code?: string }).code).toBe('INVALID_INDEX');
+        }
+      }
+      for (const read of [() => forged.allKeys(), () => forged.key(0), () => forged.arrays()]) {
+        const error = caught(read);
+        expect(error.code).toBe('INVALID_INDEX');
+        expect(error.message).toMatch(message);
+      }
+    }
+    // Every slot taken (one key in all of them): a missing key's probe ends.
+    const error = caught(() => table({ slots: Int32Array.from([0, 0, 0, 0]) }).find('four'));
+    expect(error.code).toBe('INVALID_INDEX');
   });
 });
 

@@ -136,8 +136,28 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
   let byKey: Map<string, number | number[]> | undefined = new Map();
   /** A saved index's keys and, per key number k, its ids at [starts[k], starts[k + 1]) of ids. */
   let saved: { table: KeyTable; starts: Int32Array; ids: Int32Array } | undefined;
+  /**
+   * A saved index's ids of every key, checked in full before they are all read (keyMap,
+   * exportState); a lookup checks only its key's (idsOf). Checking all ~680k starts and ids of
+   * the ~100k-tool index at load was for a first search that reads one key's.
+   */
+  let savedCount = 0;
+  let savedChecked = false;
+  const checkSaved = (): void => {
+    if (!saved || savedChecked) return;
+    const { table, starts, ids } = saved;
+    for (let k = 0; k < table.size; k++)
+      if (starts[k + 1]! <= starts[k]!)
+        invalidIndex(`exact: key ${k} has no ids or its starts are out of order`);
+    for (let i = 0; i < ids.length; i++) {
+      if (!(ids[i]! >= 0 && ids[i]! < savedCount))
+        invalidIndex(`exact: id ${ids[i]} is not below ${savedCount}`);
+    }
+    savedChecked = true;
+  };
   const keyMap = (): Map<string, number | number[]> => {
     if (byKey) return byKey;
+    checkSaved();
     const { table, starts, ids } = saved!;
     const map = new Map<string, number | number[]>();
     table.allKeys().forEach((key, k) => {
@@ -153,7 +173,16 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
   const idsOf = (key: string): readonly number[] => {
     if (saved) {
       const k = saved.table.find(key);
-      return k === -1 ? [] : Array.from(saved.ids.subarray(saved.starts[k]!, saved.starts[k + 1]!));
+      if (k === -1) return [];
+      const { starts, ids } = saved;
+      const from = starts[k]!;
+      const to = starts[k + 1]!;
+      if (!(from >= 0 && from < to && to <= ids.length))
+        invalidIndex(`exact: key ${k} has no ids or its starts are out of order`);
+      const found = Array.from(ids.subarray(from, to));
+      for (const id of found)
+        if (!(id >= 0 && id < savedCount)) invalidIndex(`exact: id ${id} is not below ${savedCount}`);
+      return found;
     }
     const ids = byKey!.get(key);
     return ids === undefined ? [] : typeof ids === 'number' ? [ids] : ids;
@@ -222,6 +251,7 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
     exportState(dense): SavedState {
       if (saved) {
         // Loaded and unchanged since (a change fills the map): the same keys, ids renumbered.
+        checkSaved();
         const { table, starts, ids } = saved;
         return {
           arrays: { ...tableArrays(table.arrays()), starts, ids: ids.map((id) => dense[id]!) },
@@ -251,14 +281,10 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
       const table = new KeyTable({ keys, starts: keyStarts, slots }, 'exact');
       if (starts.length !== table.size + 1 || starts[0] !== 0 || starts[table.size] !== ids.length)
         invalidIndex(`exact: ${starts.length} starts for ${table.size} keys and ${ids.length} ids`);
-      for (let k = 0; k < table.size; k++)
-        if (starts[k + 1]! <= starts[k]!)
-          invalidIndex(`exact: key ${k} has no ids or its starts are out of order`);
-      for (let i = 0; i < ids.length; i++) {
-        if (!(ids[i]! >= 0 && ids[i]! < count)) invalidIndex(`exact: id ${ids[i]} is not below ${count}`);
-      }
       byKey = undefined;
       saved = { table, starts, ids };
+      savedCount = count;
+      savedChecked = false;
       return true;
     },
     retrieve(query: AnalyzedQuery, limit, accept) {
