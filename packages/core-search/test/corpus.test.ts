@@ -381,6 +381,47 @@ describe('Corpus', () => {
     check();
   });
 
+  it('scores BM25F exactly as a fresh build when a backoff comes on or goes off after a list was read', () => {
+    // The searched terms are not in the added tools, so their lists (and what each keeps for
+    // its tfs) outlive the adds: their tfs, first made with no backoff on, must count the
+    // description again once phrasings (then learned requests) exist, and stop once gone.
+    const plain = [
+      analyzeTool({ name: 'weather', description: 'Weather forecast for a city, rain and wind.' }, 0),
+      analyzeTool({ name: 'city_info', description: 'Facts about a city.' }, 1),
+      analyzeTool({ name: 'rain_radar', description: 'Rain radar map of a city.' }, 2),
+    ];
+    const phrased = analyzeTool(
+      { name: 'stocks', description: 'Stock quotes.', examples: ['price of a share'] },
+      3,
+    );
+    const learned = analyzeTool({ name: 'news', description: 'Headlines.' }, 4, {
+      learned: ['latest story'],
+    });
+    const query = [
+      { term: 'citi', weight: 1 },
+      { term: 'rain', weight: 1 },
+      { term: 'forecast', weight: 0.5 },
+    ];
+    const shapes = ['identifier', 'keywords', 'natural'] as const;
+    const scoresOf = (corpus: Corpus) => shapes.map((shape) => corpus.bm25f(query, undefined, shape).top(10));
+    const freshOf = (live: ReturnType<typeof analyzeTool>[]) => {
+      const fresh = new Corpus();
+      fresh.add(live);
+      return scoresOf(fresh);
+    };
+    const corpus = new Corpus();
+    corpus.add(plain);
+    expect(scoresOf(corpus)).toEqual(freshOf(plain));
+    corpus.add([phrased]);
+    const withPhrasings = scoresOf(corpus);
+    expect(withPhrasings).toEqual(freshOf([...plain, phrased]));
+    expect(withPhrasings).not.toEqual(freshOf(plain)); // the backoff counts
+    corpus.add([learned]);
+    expect(scoresOf(corpus)).toEqual(freshOf([...plain, phrased, learned]));
+    corpus.remove([phrased, learned]);
+    expect(scoresOf(corpus)).toEqual(freshOf(plain));
+  });
+
   it('keeps TF-IDF norms equal to a direct computation through adds, removes and a reused id', () => {
     // |d| = sqrt(sum over the doc's terms of (log(1 + tf) * (ln((N + 1) / (df + 1)) + 1))^2)
     const direct = (corpus: Corpus, doc: (typeof docs)[number]) => {
