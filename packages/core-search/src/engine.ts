@@ -33,6 +33,7 @@ import { PhrasingPack } from './pack.js';
 import type { EmbeddingOptions, RetrieverContext, RetrieverFactory } from './retrieval/context.js';
 import { DEFAULT_RETRIEVERS } from './retrieval/registry.js';
 import { buildSynonymMap, expandTerms, rewriteIdioms } from './retrieval/synonym-map.js';
+import { ToolsetTable } from './retrieval/toolset-table.js';
 import { Vocabulary } from './retrieval/vocabulary.js';
 import type { IndexedDoc, RetrievalHit, Retriever } from './retriever.js';
 import { SavedFile } from './saved-file.js';
@@ -132,15 +133,14 @@ export class ToolSearch {
    */
   private live = new Uint8Array(64);
   /**
-   * Each indexed tool's toolset, by id: toolset suggestions read it for the best 30 fused
-   * hits of every search, where a lookup in `docs` and a read of the document each cost a
-   * cold hash probe (compare.ts's 10k window: lexical p50 -4%, old and new sources
-   * interleaved in one process, two runs, load 5-9).
+   * Each indexed tool's toolset, by id, as a number, and the tools per toolset, kept
+   * incrementally: toolset suggestions read it for the best 30 fused hits of every search,
+   * where a lookup in `docs` and a read of the document each cost a cold hash probe
+   * (compare.ts's 10k window: lexical p50 -4%, old and new sources interleaved in one
+   * process, two runs, load 5-9).
    */
-  private readonly toolsetById: (string | undefined)[] = [];
+  private readonly toolsetTable = new ToolsetTable();
   private readonly idByName = new Map<string, number>();
-  /** Tools per toolset, kept incrementally for toolset suggestions. */
-  private readonly toolsetSizes = new Map<string, number>();
   /** Result summaries, computed on first display (descriptions are long, results few). */
   private readonly summaries = new Map<number, string>();
   private nextId = 0;
@@ -437,12 +437,9 @@ export class ToolSearch {
     for (const doc of docs) {
       this.docs.delete(doc.id);
       this.live[doc.id] = 0;
-      this.toolsetById[doc.id] = undefined;
+      this.toolsetTable.remove(doc.id);
       this.idByName.delete(doc.name);
       this.summaries.delete(doc.id);
-      const left = (this.toolsetSizes.get(doc.toolset) ?? 1) - 1;
-      if (left > 0) this.toolsetSizes.set(doc.toolset, left);
-      else this.toolsetSizes.delete(doc.toolset);
     }
   }
 
@@ -535,9 +532,9 @@ export class ToolSearch {
         'toolsearch: the index holds no tools; add tools before searching',
       );
     }
-    const unknownToolsets = toolsetFilter?.filter((name) => !this.toolsetSizes.has(name)) ?? [];
+    const unknownToolsets = toolsetFilter?.filter((name) => !this.toolsetTable.has(name)) ?? [];
     if (unknownToolsets.length > 0) {
-      const known = [...this.toolsetSizes.keys()];
+      const known = this.toolsetTable.known();
       throw new ToolSearchError(
         'UNKNOWN_TOOLSET',
         `toolsearch: unknown toolset ${unknownToolsets.map((n) => `"${n}"`).join(', ')}; known: ${choices(known, unknownToolsets[0]!)}`,
@@ -839,7 +836,7 @@ export class ToolSearch {
    * New documents enter the engine's books: the one rule for insert() and adopt() (a second
    * copy of these lines once forgot to mark them live, and a loaded index answered nothing).
    * The live flags grow once for the batch, and a run of documents of one toolset (a server's
-   * tools come together) counts into toolsetSizes once.
+   * tools come together) finds its toolset's number and counts into it once.
    */
   private register(docs: readonly IndexedDoc[]): void {
     let top = -1;
@@ -849,23 +846,24 @@ export class ToolSearch {
       grown.set(this.live);
       this.live = grown;
     }
-    const { live } = this;
+    const { live, toolsetTable: toolsets } = this;
     let toolset: string | undefined;
+    let number = -1;
     let run = 0;
     for (const doc of docs) {
       this.docs.set(doc.id, doc);
       live[doc.id] = 1;
-      this.toolsetById[doc.id] = doc.toolset;
       this.idByName.set(doc.name, doc.id);
       if (doc.toolset !== toolset) {
-        if (toolset !== undefined)
-          this.toolsetSizes.set(toolset, (this.toolsetSizes.get(toolset) ?? 0) + run);
+        if (number >= 0) toolsets.add(number, run);
         toolset = doc.toolset;
+        number = toolsets.numberOf(toolset);
         run = 0;
       }
+      toolsets.assign(doc.id, number);
       run++;
     }
-    if (toolset !== undefined) this.toolsetSizes.set(toolset, (this.toolsetSizes.get(toolset) ?? 0) + run);
+    if (number >= 0) toolsets.add(number, run);
   }
 
   /** The hits whose tools are indexed; the same array when all are. */
@@ -894,19 +892,23 @@ export class ToolSearch {
   /**
    * The toolsets of the best fused hits, by summed score (then name). Parallel arrays and
    * a selection of the few wanted: a Map entry per toolset, then sorting its entries with a
-   * destructuring comparator, cost 18 µs a search at 10k tools, as much as a strategy.
+   * destructuring comparator, cost 18 us a search at 10k tools, as much as a strategy.
+   * Toolsets by number (ToolsetTable): by name, finding a hit's toolset among those seen
+   * compared strings, and each suggestion's size was a lookup in a Map of every toolset.
    */
   private suggestToolsets(fused: ReturnType<typeof fuse>): ToolsetSuggestion[] {
-    const names: string[] = [];
+    const { toolsetTable: toolsets } = this;
+    const numbers: number[] = [];
     const scores: number[] = [];
     const hits: number[] = [];
     const depth = Math.min(fused.length, DEFAULTS.fusion.toolsetEvidenceDepth);
     for (let i = 0; i < depth; i++) {
       const hit = fused[i]!;
-      const toolset = this.toolsetById[hit.id]!;
-      const at = names.indexOf(toolset);
-      if (at < 0) {
-        names.push(toolset);
+      const number = toolsets.of(hit.id);
+      let at = 0;
+      while (at < numbers.length && numbers[at] !== number) at++;
+      if (at === numbers.length) {
+        numbers.push(number);
         scores.push(hit.score);
         hits.push(1);
       } else {
@@ -917,9 +919,9 @@ export class ToolSearch {
     // Insertion into the best few, highest score first, equal scores by name.
     const best: number[] = [];
     const max = DEFAULTS.fusion.maxToolsetSuggestions;
-    for (let i = 0; i < names.length; i++) {
+    for (let i = 0; i < numbers.length; i++) {
       let at = best.length;
-      while (at > 0 && ranksBefore(i, best[at - 1]!, scores, names)) at--;
+      while (at > 0 && ranksBefore(i, best[at - 1]!, scores, numbers, toolsets)) at--;
       if (at >= max) continue;
       best.splice(at, 0, i);
       if (best.length > max) best.pop();
@@ -928,10 +930,10 @@ export class ToolSearch {
     for (let k = 0; k < best.length; k++) {
       const i = best[k]!;
       suggestions.push({
-        toolset: names[i]!,
+        toolset: toolsets.name(numbers[i]!),
         score: scores[i]!,
         hits: hits[i]!,
-        toolCount: this.toolsetSizes.get(names[i]!) ?? 0,
+        toolCount: toolsets.size(numbers[i]!),
       });
     }
     return suggestions;
@@ -1000,10 +1002,16 @@ function settle(
 }
 
 /** Does toolset a rank before toolset b: a higher summed score, then the lower name? */
-function ranksBefore(a: number, b: number, scores: readonly number[], names: readonly string[]): boolean {
+function ranksBefore(
+  a: number,
+  b: number,
+  scores: readonly number[],
+  numbers: readonly number[],
+  toolsets: ToolsetTable,
+): boolean {
   const x = scores[a]!;
   const y = scores[b]!;
-  return x > y || (x === y && names[a]! < names[b]!);
+  return x > y || (x === y && toolsets.name(numbers[a]!) < toolsets.name(numbers[b]!));
 }
 
 /** A tool's own analysed words (every field but `learned`): what learned uses are attributed by. */

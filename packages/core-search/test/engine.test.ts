@@ -195,9 +195,14 @@ describe('add and remove without a rebuild', () => {
     search.add([
       { name: 'translate_text', description: 'Translate text between languages.', toolset: 'words' },
     ]);
-    const toolsets = (await search.search('translate text')).toolsets.map((t) => t.toolset);
+    const suggested = (await search.search('translate text')).toolsets;
+    const toolsets = suggested.map((t) => t.toolset);
     expect(toolsets).toContain('words');
     expect(toolsets).not.toContain('lingo');
+    expect(suggested.find((t) => t.toolset === 'words')?.toolCount).toBe(1);
+    expect((await caughtAsync(search.search('translate', { toolsets: ['lingo'] }))).code).toBe(
+      'UNKNOWN_TOOLSET',
+    );
   });
 
   it("tells a tool's toolset and the toolsets' sizes without reading a definition, built or loaded", () => {
