@@ -96,6 +96,53 @@ describe('validateTools copies', () => {
     expect(copy).toStrictEqual(viaJson(tool));
   });
 
+  it('a toJSON JSON would call, own but not enumerable or inherited, as JSON does', () => {
+    const hidden = { type: 'object' };
+    Object.defineProperty(hidden, 'toJSON', { value: () => ({ type: 'object', hidden: true }) });
+    class Tags extends Array<string> {
+      toJSON() {
+        return ['replaced'];
+      }
+    }
+    const tags = Tags.from(['a']);
+    for (const tool of [
+      { name: 'hidden', inputSchema: hidden },
+      { name: 'subclass', tags },
+    ]) {
+      expect(outcome(tool)).toStrictEqual(viaJson(tool));
+    }
+    // An inherited toJSON: on Object.prototype (arrays inherit it too), then on Array.prototype.
+    const marks: [object, object, (this: never) => unknown][] = [
+      [
+        Object.prototype,
+        { name: 'inherited', inputSchema: { type: 'object' } },
+        function (this: object) {
+          return { ...this, via: 'toJSON' };
+        },
+      ],
+      [
+        Array.prototype,
+        { name: 'inherited', tags: ['a'] },
+        function (this: unknown[]) {
+          return [...this, 'via toJSON'];
+        },
+      ],
+    ];
+    for (const [proto, plain, toJSON] of marks) {
+      Object.defineProperty(proto, 'toJSON', { value: toJSON, configurable: true });
+      let copy: unknown;
+      let expected: unknown;
+      try {
+        copy = outcome(plain);
+        expected = viaJson(plain);
+      } finally {
+        delete (proto as { toJSON?: unknown }).toJSON;
+      }
+      expect(copy).toStrictEqual(expected);
+      expect(JSON.stringify(copy)).toContain('via');
+    }
+  });
+
   it('rejects cycles and BigInts as unserialisable, naming the tool', () => {
     const cyclic: Record<string, unknown> = { type: 'object' };
     cyclic.self = cyclic;
