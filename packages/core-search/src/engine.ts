@@ -473,7 +473,8 @@ export class ToolSearch {
    */
   toolsetOfTool(name: string): string | undefined {
     const id = this.idByName.get(name);
-    return id === undefined ? undefined : this.toolsetById[id];
+    const number = id === undefined ? -1 : this.toolsetTable.of(id);
+    return number < 0 ? undefined : this.toolsetTable.name(number);
   }
 
   /**
@@ -481,7 +482,10 @@ export class ToolSearch {
    * definitions, every one of them read from the file on a loaded index.
    */
   toolCounts(): Map<string, number> {
-    return new Map(this.toolsetSizes);
+    const { toolsetTable: toolsets } = this;
+    const counts = new Map<string, number>();
+    for (const name of toolsets.known()) counts.set(name, toolsets.size(toolsets.numberOf(name)));
+    return counts;
   }
 
   /** Resolves once every retriever has finished loading (embedding model, vectors). */
