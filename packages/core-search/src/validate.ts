@@ -2,15 +2,20 @@ import { DEFAULTS } from './defaults.js';
 import { ToolSearchError, type ToolSearchIssue } from './errors.js';
 import type { ToolDefinition } from './types.js';
 
-/** Check one tool's shape; every problem is reported with its index and field. */
-function toolIssues(tool: unknown, index: number): ToolSearchIssue[] {
+/**
+ * Check one tool's shape; every problem is added to `issues` with its index and field
+ * (there, not to an array of its own per tool that the batch's list then spreads:
+ * validateTools of the ~100k-tool corpus 1184 -> 1158 and 1133 -> 1092 ms CPU, median of
+ * 9 and 11, old and new interleaved in one process, load 6-7: small, but nothing to pay).
+ */
+function toolIssues(tool: unknown, index: number, issues: ToolSearchIssue[]): void {
   if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) {
-    return [{ index, message: 'a tool must be an object' }];
+    issues.push({ index, message: 'a tool must be an object' });
+    return;
   }
   const t = tool as Record<string, unknown>;
   const name = typeof t.name === 'string' ? t.name : undefined;
   // No closures or callbacks here: this runs once per tool of every add().
-  const issues: ToolSearchIssue[] = [];
   if (typeof t.name !== 'string')
     issues.push({ index, name, field: 'name', message: 'name must be a string' });
   else if (t.name.trim() === '')
@@ -43,7 +48,6 @@ function toolIssues(tool: unknown, index: number): ToolSearchIssue[] {
         issues.push({ index, name, field: `${field}[${i}]`, message: `${field} must contain only strings` });
     }
   }
-  return issues;
 }
 
 const STRING_FIELDS = ['title', 'description', 'toolset'] as const;
@@ -249,7 +253,7 @@ export function validateTools(
   const copies = tools.map((tool, index) => {
     const before = issues.length;
     const own = ownCopy(tool, index, maxChars, issues, direct, copy);
-    if (issues.length === before) issues.push(...toolIssues(own, index));
+    if (issues.length === before) toolIssues(own, index, issues);
     return own;
   });
   if (issues.length > 0) {
