@@ -110,6 +110,18 @@ export const DEFAULTS = {
    * long-running server fed arbitrary input cannot grow them forever. Sized to hold the
    * distinct tokens of the ~100k-tool benchmark registry (pnpm bench --only compare).
    */
+  selection: {
+    /**
+     * A top-k selection (bestOf) first keeps only the candidates scoring at least a guess at
+     * the k-th score, read from this many sampled candidates, ...
+     */
+    sample: 128,
+    /** ... aimed at this many times k candidates (fewer than k: every candidate is selected among) ... */
+    margin: 1.5,
+    /** ... once there are at least this many candidates per wanted one (and two samples' worth). */
+    narrowFrom: 4,
+  },
+
   memos: {
     /** Raw token -> analysed terms (analyze.ts) and token -> words (tokenize.ts). */
     maxTokens: 200_000,

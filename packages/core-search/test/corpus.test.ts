@@ -793,6 +793,44 @@ describe('top-k', () => {
     }
   });
 
+  it('equals a full sort whatever the spread of the scores (the selection first narrows to a guess at the cut)', () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const spreads: Record<string, (i: number, n: number) => number> = {
+      // BM25-like: most scores low, a long thin tail of high ones.
+      tail: () => -Math.log(1 - random() * 0.999),
+      negative: () => random() * 2 - 1,
+      // Nearly every score in the top bucket, a few far below.
+      clustered: (i) => (i % 50 === 0 ? 0 : 1000 + random() * 1e-9),
+      // Ties at the cut inside one bucket, and the rest spread below.
+      tiedAtCut: (i) => (i < 40 ? 5 : i < 400 ? 4 : random() * 3),
+      // Ranges too wide to scale, and infinities: the selection alone.
+      huge: () => (random() - 0.5) * 1.7e308,
+      infinite: (i) => (i === 3 ? Number.POSITIVE_INFINITY : i === 9 ? Number.NEGATIVE_INFINITY : random()),
+      tiny: () => 1 + random() * 1e-300,
+      // High exactly where 128 evenly spaced scores are read: a guess too high for a top 200.
+      sampledHigh: (i, n) =>
+        Math.floor(Math.ceil((i * 128) / n) * (n / 128)) === i ? 100 + random() : random(),
+    };
+    for (const [spread, scoreOf] of Object.entries(spreads)) {
+      for (const n of [101, 400, 1000, 5000]) {
+        const hits = Array.from({ length: n }, (_, i) => ({
+          id: (i * 7919) % 100_003,
+          score: scoreOf(i, n),
+        }));
+        const expected = [...hits].sort((a, b) => b.score - a.score || a.id - b.id);
+        for (const limit of [1, 10, 100, 200]) {
+          expect(topHits([...hits], limit), `${spread} n=${n} limit=${limit}`).toEqual(
+            expected.slice(0, limit),
+          );
+        }
+      }
+    }
+  });
+
   it('Scores copies its documents and scores in first-touched order, after what is there', () => {
     const scores = new Scores(4);
     scores.add(7, 1);
