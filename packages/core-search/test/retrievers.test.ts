@@ -44,6 +44,24 @@ describe('tfidf (cosine)', () => {
     });
     expect(await top(focused, 'convert timezones', { strategies: ['tfidf'] })).toEqual(['two', 'one']);
   });
+
+  it('scores a term searched again, before and after adds, as an engine built with those tools does', async () => {
+    // A term searched once per corpus version is scored afresh, the next time its shares are
+    // kept, then read: every one of those scores must be the fresh build's, bit for bit.
+    const scored = async (engine: ToolSearch, query: string) =>
+      (await engine.search(query, { strategies: ['tfidf'], limit: 50 })).results.map((r) => [
+        r.name,
+        r.score,
+      ]);
+    const queries = ['send an email message', 'create calendar event', 'email email calendar'];
+    const growing = engine({ tools: TOOLS.slice(0, 4) });
+    for (let size = 4; size <= TOOLS.length; size++) {
+      if (size > 4) growing.add([TOOLS[size - 1]!]);
+      const fresh = engine({ tools: TOOLS.slice(0, size) });
+      for (let pass = 0; pass < 3; pass++)
+        for (const query of queries) expect(await scored(growing, query)).toEqual(await scored(fresh, query));
+    }
+  });
 });
 
 describe('synonyms', () => {
