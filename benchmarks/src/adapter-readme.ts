@@ -71,7 +71,7 @@ export function gatewayStartTable(g: GatewayStartResult): string[] {
       row(p, 'warm', `from the last start's index (${p.cacheMB} MB), served before the listing`),
     ]),
     '',
-    `Medians of ${g.rounds} interleaved rounds, lexical (the embedding model loads in the background either way), one ` +
+    `Medians of ${g.rounds} interleaved rounds, each start in a fresh process (from \`Gateway.start()\`, after Node's start-up), lexical (the embedding model loads in the background either way), one ` +
       `stdio upstream listing every tool in pages of 1,000; \`${g.command}\` at ${g.meta.commit} ` +
       `(${g.meta.date.slice(0, 10)}, ${g.meta.machine.cores} cores, load average ${load(g.meta.loadavg.start)} at the ` +
       `start, ${load(g.meta.loadavg.end)} at the end), recorded in the repository's ` +

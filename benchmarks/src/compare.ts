@@ -16,14 +16,13 @@
  * Writes benchmarks/results/compare.json and prints a table. Skips (with a note) what needs
  * ../shared when it is absent.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
 import { percentile } from '@toolsearch/core-search/eval';
+import { runInChild } from './child.js';
 import { runMeta } from './environment.js';
 import { MiniSearchBaseline } from './minisearch-baseline.js';
 import { isMain, REPO, RESULTS, SHARED_DATASETS } from './paths.js';
@@ -450,30 +449,7 @@ async function savedIndexPoint(
 }
 
 function child(mode: 'lexical' | 'hybrid'): Promise<LargeResult> {
-  return new Promise((done, fail) => {
-    const proc = spawn(
-      process.execPath,
-      [
-        '--expose-gc',
-        '--conditions=toolsearch-source',
-        '--import',
-        'tsx',
-        fileURLToPath(import.meta.url),
-        '--child',
-        mode,
-      ],
-      { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let out = '';
-    proc.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    proc.on('error', fail);
-    proc.on('exit', (code) => {
-      if (code !== 0) fail(new Error(`compare: the ${mode} 100k child exited with code ${code}`));
-      else done(JSON.parse(out) as LargeResult);
-    });
-  });
+  return runInChild<LargeResult>(import.meta.url, [mode], `compare: the ${mode} 100k point`, ['--expose-gc']);
 }
 
 export interface CompareOptions {

@@ -6,7 +6,9 @@
  * The upstream is one stdio MCP server (gateway-start/registry-server.mjs, a child process)
  * listing, in pages of 1,000, the ~10k tools of the Smithery crawl and the ~100k-tool corpus of
  * `pnpm bench --only compare` (every real tool in ../shared/datasets, then mirror copies:
- * scale/mirror.ts). The gateway runs in this process, lexical only (embedding: false: the
+ * scale/mirror.ts). Each start runs in a fresh Node process (child.ts), as a real gateway
+ * starts: measured in one process, a warm start right after an indexing one paid for
+ * collecting that start's garbage. The gateway is lexical only (embedding: false: the
  * embedding model loads in the background and never delays the first answer), without
  * learning or enrichment. Three ways, interleaved round by round so the machine's load falls
  * on each alike:
@@ -18,8 +20,9 @@
  *
  * Each run: wall time to the answer; when the upstream had listed its tools (after the answer,
  * for `warm`); when the index was known to match the listing (Gateway.upstreamsListed(): the
- * start itself, but for `warm`); and this process's CPU time to the answer (the upstream's is
- * not counted). The answers of the three ways
+ * start itself, but for `warm`); the gateway process's CPU time to the answer (the upstream's
+ * is not counted). Node's start-up and the modules' loading are not counted either: here
+ * they are tsx compiling the sources, not what an installed gateway loads. The answers of the three ways
  * must be the same text, or the run fails. Writes benchmarks/results/gateway-start.json;
  * `pnpm bench:readme` renders the adapter README's table from it.
  */
@@ -29,6 +32,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolDefinition } from '@toolsearch/core-search';
 import { Gateway, type MetaContext, runMetaTool, SessionState } from '@toolsearch/mcp-adapter';
+import { runInChild } from './child.js';
 import { runMeta } from './environment.js';
 import { isMain, REPO, RESULTS } from './paths.js';
 import type { RunMeta } from './results.js';
@@ -50,7 +54,7 @@ export interface StartRun {
   listedMs: number;
   /** Gateway.start() until the index was known to match the listing (Gateway.upstreamsListed()). */
   settledMs: number;
-  /** This process's CPU time (user + system) over the same span. */
+  /** The gateway process's CPU time (user + system) over the same span. */
   cpuMs: number;
   /** The gateway said it loaded the index from the cache. */
   loaded: boolean;
@@ -87,11 +91,14 @@ function asListed(tool: ToolDefinition): Record<string, unknown> {
   };
 }
 
-async function startOnce(
-  toolsFile: string,
-  mode: Mode,
-  cacheDir: string,
-): Promise<{ run: StartRun; answer: string; indexed: number }> {
+interface StartOnce {
+  run: StartRun;
+  answer: string;
+  indexed: number;
+}
+
+/** One start, in this (child) process: see runInChild. */
+async function startOnce(toolsFile: string, mode: Mode, cacheDir: string): Promise<StartOnce> {
   let listedAt = Number.NaN;
   const lines: string[] = [];
   const cpu = process.cpuUsage();
@@ -161,7 +168,11 @@ async function measure(
     for (let round = 0; round < rounds; round++) {
       const cacheDir = join(dir, `cache-${round}`);
       for (const mode of MODES) {
-        const once = await startOnce(toolsFile, mode, cacheDir);
+        const once = await runInChild<StartOnce>(
+          import.meta.url,
+          [toolsFile, mode, cacheDir],
+          `gateway-start: ${label} ${mode}`,
+        );
         reference ??= once.answer;
         if (once.answer !== reference)
           throw new Error(
@@ -254,7 +265,15 @@ export function writeGatewayStart(result: GatewayStartResult): void {
   writeFileSync(join(RESULTS, 'gateway-start.json'), `${JSON.stringify(result, null, 2)}\n`);
 }
 
-if (isMain(import.meta.url)) {
+if (isMain(import.meta.url) && process.argv[2] === '--child') {
+  const [toolsFile, mode, cacheDir] = process.argv.slice(3);
+  if (!toolsFile || !cacheDir || !(MODES as readonly string[]).includes(mode ?? '')) {
+    console.error('gateway-start --child <tools.json> <mode> <cache dir>');
+    process.exitCode = 2;
+  } else {
+    process.stdout.write(JSON.stringify(await startOnce(toolsFile, mode as Mode, cacheDir)));
+  }
+} else if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
   const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : undefined;
   const result = await runGatewayStart({
