@@ -482,10 +482,7 @@ export class ToolSearch {
    * definitions, every one of them read from the file on a loaded index.
    */
   toolCounts(): Map<string, number> {
-    const { toolsetTable: toolsets } = this;
-    const counts = new Map<string, number>();
-    for (const name of toolsets.known()) counts.set(name, toolsets.size(toolsets.numberOf(name)));
-    return counts;
+    return this.toolsetTable.counts();
   }
 
   /** Resolves once every retriever has finished loading (embedding model, vectors). */

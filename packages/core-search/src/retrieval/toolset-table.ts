@@ -69,11 +69,16 @@ export class ToolsetTable {
     return number !== undefined && this.sizes[number]! > 0;
   }
 
+  /** Tools per toolset, of the toolsets with indexed tools, in number order. */
+  counts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (let number = 0; number < this.names.length; number++)
+      if (this.sizes[number]! > 0) counts.set(this.names[number]!, this.sizes[number]!);
+    return counts;
+  }
+
   /** The names of the toolsets with indexed tools. */
   known(): string[] {
-    const known: string[] = [];
-    for (let number = 0; number < this.names.length; number++)
-      if (this.sizes[number]! > 0) known.push(this.names[number]!);
-    return known;
+    return [...this.counts().keys()];
   }
 }

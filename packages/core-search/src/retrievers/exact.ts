@@ -143,16 +143,20 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
    */
   let savedCount = 0;
   let savedChecked = false;
-  const checkSaved = (): void => {
-    if (!saved || savedChecked) return;
-    const { table, starts, ids } = saved;
-    for (let k = 0; k < table.size; k++)
-      if (starts[k + 1]! <= starts[k]!)
-        invalidIndex(`exact: key ${k} has no ids or its starts are out of order`);
-    for (let i = 0; i < ids.length; i++) {
+  /** Key k's run of ids lies within the ids, is not empty, and names documents below savedCount. */
+  const checkKey = (k: number): void => {
+    const { starts, ids } = saved!;
+    const from = starts[k]!;
+    const to = starts[k + 1]!;
+    if (!(from >= 0 && from < to && to <= ids.length))
+      invalidIndex(`exact: key ${k} has no ids or its starts are out of order`);
+    for (let i = from; i < to; i++)
       if (!(ids[i]! >= 0 && ids[i]! < savedCount))
         invalidIndex(`exact: id ${ids[i]} is not below ${savedCount}`);
-    }
+  };
+  const checkSaved = (): void => {
+    if (!saved || savedChecked) return;
+    for (let k = 0; k < saved.table.size; k++) checkKey(k);
     savedChecked = true;
   };
   const keyMap = (): Map<string, number | number[]> => {
@@ -174,15 +178,8 @@ export function createExactRetriever({ docs }: Pick<RetrieverContext, 'docs'>): 
     if (saved) {
       const k = saved.table.find(key);
       if (k === -1) return [];
-      const { starts, ids } = saved;
-      const from = starts[k]!;
-      const to = starts[k + 1]!;
-      if (!(from >= 0 && from < to && to <= ids.length))
-        invalidIndex(`exact: key ${k} has no ids or its starts are out of order`);
-      const found = Array.from(ids.subarray(from, to));
-      for (const id of found)
-        if (!(id >= 0 && id < savedCount)) invalidIndex(`exact: id ${id} is not below ${savedCount}`);
-      return found;
+      checkKey(k);
+      return Array.from(saved.ids.subarray(saved.starts[k]!, saved.starts[k + 1]!));
     }
     const ids = byKey!.get(key);
     return ids === undefined ? [] : typeof ids === 'number' ? [ids] : ids;
