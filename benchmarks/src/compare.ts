@@ -6,7 +6,8 @@
  *   this one process, the searches interleaved query by query so machine load hits every
  *   engine alike; reported as ratios. Also: the first search after an add() against a normal one.
  * - ~100k tools (every real tool in ../shared/datasets, repeated under mirror server prefixes;
- *   src/scale/mirror.ts), each in a child process of its own so that peak RSS is the index's:
+ *   src/scale/mirror.ts), each in a child process of its own so that peak RSS is the index's
+ *   (run first, while this process is quiet):
  *   lexical index time, p50/p95, heap and RSS, toJSON()/load() and search after load; hybrid
  *   (bundled model) the same.
  *
@@ -172,6 +173,11 @@ export interface LargeResult {
   peakRssMB: number;
   bytesPerTool: number;
   postings?: number;
+  /**
+   * CPU time the parent (the compare run) used while this child ran: it should be near zero, as
+   * the child is to have the machine to itself (absent in runs before 2026-11-23's evening).
+   */
+  parentCpuMs?: number;
   save?: { toJSONMs: number; stringifyMs: number; jsonMB: number; parseMs: number; loadMs: number };
   afterLoad?: { firstSearchMs: number; search: Latency; firstPass?: Latency; peakRssMB: number };
   /**
@@ -203,7 +209,9 @@ async function tenK(
   const miniRuns: number[] = [];
   let lexical: ToolSearch | undefined;
   let mini: MiniSearchBaseline | undefined;
-  // Alternate the builds, like the searches, so load is shared out evenly.
+  // Alternate the builds, like the searches, so load is shared out evenly. Five of each (three
+  // until 2026-11-23): the first build of each is cold, and with three the median moved with
+  // one slow build (1.30x MiniSearch in one of three idle runs, 0.99 and 1.04 in the others).
   for (let run = 0; run < options.runs; run++) {
     const [engine, ms] = await timed(async () => {
       const e = new ToolSearch({ tools, embedding: false });
@@ -478,19 +486,27 @@ export async function runCompare(options: CompareOptions = {}): Promise<CompareR
     log(`compare: ${note}`);
     result.skipped.push(note);
   } else {
-    const corpus = loadCorpus('smithery', SMITHERY, '../shared/datasets/smithery_toolgym_tools.json');
-    await tenK(result, corpus.tools, { runs: options.runs ?? 3, rounds: options.rounds ?? 5, hybrid }, log);
+    // The ~100k points come first, while this process is still small and quiet. Run after the
+    // 10k part, each child shared the two cores with this process collecting that part's
+    // garbage: ~1 s of this process's CPU (617 ms user, 356 ms system) fell within the
+    // lexical child's run, whose index time then read 4.38 s against 3.77-3.89 s for the same
+    // child started alone (idle machine, 2026-11-23). parentCpuMs records it in every run.
     if (options.large ?? true) {
       result.large = [];
       for (const mode of hybrid ? (['lexical', 'hybrid'] as const) : (['lexical'] as const)) {
         log(`compare: 100k ${mode}: building in a child process`);
+        const cpu = process.cpuUsage();
         const point = await child(mode);
+        const used = process.cpuUsage(cpu);
+        point.parentCpuMs = round((used.user + used.system) / 1000);
         log(
-          `compare: 100k ${mode}: ${point.tools} tools, index ${point.indexMs.toFixed(0)} ms, p50 ${point.search.p50Ms} ms, peak RSS ${point.peakRssMB} MB`,
+          `compare: 100k ${mode}: ${point.tools} tools, index ${point.indexMs.toFixed(0)} ms, p50 ${point.search.p50Ms} ms, peak RSS ${point.peakRssMB} MB (this process's CPU meanwhile ${point.parentCpuMs} ms)`,
         );
         result.large.push(point);
       }
     }
+    const corpus = loadCorpus('smithery', SMITHERY, '../shared/datasets/smithery_toolgym_tools.json');
+    await tenK(result, corpus.tools, { runs: options.runs ?? 5, rounds: options.rounds ?? 5, hybrid }, log);
   }
   result.targets = checkTargets(result);
   result.meta.wallTimeMs = Math.round(performance.now() - start);
@@ -551,7 +567,7 @@ export function formatCompare(result: CompareResult): string {
   for (const p of result.large ?? []) {
     lines.push(
       '',
-      `~100k tools, ${p.mode} (${p.tools}, ${p.realTools} real): index ${p.indexMs} ms, p50 ${p.search.p50Ms} ms, p95 ${p.search.p95Ms} ms, heap +${p.heapMB} MB (${p.bytesPerTool} B/tool), RSS ${p.rssMB} MB, peak RSS ${p.peakRssMB} MB`,
+      `~100k tools, ${p.mode} (${p.tools}, ${p.realTools} real): index ${p.indexMs} ms, p50 ${p.search.p50Ms} ms, p95 ${p.search.p95Ms} ms, heap +${p.heapMB} MB (${p.bytesPerTool} B/tool), RSS ${p.rssMB} MB, peak RSS ${p.peakRssMB} MB${p.parentCpuMs === undefined ? '' : `, parent CPU meanwhile ${p.parentCpuMs} ms`}`,
     );
     if (p.savedIndex)
       lines.push(
