@@ -486,11 +486,11 @@ export async function runCompare(options: CompareOptions = {}): Promise<CompareR
     log(`compare: ${note}`);
     result.skipped.push(note);
   } else {
-    // The ~100k points come first, while this process is still small and quiet. Run after the
-    // 10k part, each child shared the two cores with this process collecting that part's
-    // garbage: ~1 s of this process's CPU (617 ms user, 356 ms system) fell within the
-    // lexical child's run, whose index time then read 4.38 s against 3.77-3.89 s for the same
-    // child started alone (idle machine, 2026-11-23). parentCpuMs records it in every run.
+    // The ~100k points come first, while this process is still small and quiet: each child is
+    // to have the machine to itself. Run after the 10k part, this process (holding the 10k
+    // engines) used 5-10 ms of CPU per 500 ms while the lexical child built and bursts of
+    // 100-300 ms later in its run; run first, 2-4 ms (sampled, 2026-11-23). parentCpuMs
+    // records it in every run.
     if (options.large ?? true) {
       result.large = [];
       for (const mode of hybrid ? (['lexical', 'hybrid'] as const) : (['lexical'] as const)) {
