@@ -67,6 +67,15 @@ async function timed<T>(run: () => T | Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - start];
 }
 
+/** An index build as every point times it: the constructor and ready(), with its wall time. */
+function timedBuild(tools: ToolDefinition[], embedding: { cacheDir: string } | false) {
+  return timed(async () => {
+    const engine = new ToolSearch({ tools, embedding });
+    await engine.ready();
+    return engine;
+  });
+}
+
 function stats(times: number[]): Latency {
   const sorted = [...times].sort((a, b) => a - b);
   return {
@@ -164,7 +173,10 @@ export interface LargeResult {
   mode: 'lexical' | 'hybrid';
   tools: number;
   realTools: number;
+  /** For lexical, the median of indexRunsMs (from 2026-11-23's evening; one build before). */
   indexMs: number;
+  /** Lexical: every build's index time, each in a child process of its own; the first is this point's. */
+  indexRunsMs?: number[];
   /** After one warm-up pass over the queries; `firstPass` is that pass (absent in runs before it was kept). */
   search: Latency;
   firstPass?: Latency;
@@ -213,11 +225,7 @@ async function tenK(
   // until 2026-11-23): the first build of each is cold, and with three the median moved with
   // one slow build (1.30x MiniSearch in one of three idle runs, 0.99 and 1.04 in the others).
   for (let run = 0; run < options.runs; run++) {
-    const [engine, ms] = await timed(async () => {
-      const e = new ToolSearch({ tools, embedding: false });
-      await e.ready();
-      return e;
-    });
+    const [engine, ms] = await timedBuild(tools, false);
     lexical = engine;
     lexicalRuns.push(ms);
     const [baseline, miniMs] = await timed(() => new MiniSearchBaseline(tools));
@@ -240,15 +248,8 @@ async function tenK(
   try {
     if (options.hybrid) {
       // Cold: no vectors cached (model load included); warm: the same cache directory again.
-      [, coldMs] = await timed(async () => {
-        const e = new ToolSearch({ tools, embedding: { cacheDir } });
-        await e.ready();
-      });
-      const [hybrid, ms] = await timed(async () => {
-        const e = new ToolSearch({ tools, embedding: { cacheDir } });
-        await e.ready();
-        return e;
-      });
+      [, coldMs] = await timedBuild(tools, { cacheDir });
+      const [hybrid, ms] = await timedBuild(tools, { cacheDir });
       warmMs = ms;
       log(`compare: 10k: hybrid index cold ${coldMs.toFixed(0)} ms, warm ${warmMs.toFixed(0)} ms`);
       engines.toolsearchHybrid = (q) => hybrid.search(q, { limit: LIMIT });
@@ -351,6 +352,14 @@ export async function firstSearchAfterAdd(tools: ToolDefinition[]): Promise<Afte
   };
 }
 
+/** Only the ~100k lexical build, timed as largePoint times it (a further run for the median). */
+async function largeIndexOnly(): Promise<{ indexMs: number }> {
+  const tools = mirrorCorpus(sharedTools(DATASETS), LARGE_SIZE);
+  global.gc?.();
+  const [, indexMs] = await timedBuild(tools, false);
+  return { indexMs: round(indexMs) };
+}
+
 /** One ~100k point, run in this process (called in a child by runCompare). */
 async function largePoint(mode: 'lexical' | 'hybrid', rounds: number): Promise<LargeResult> {
   const real = sharedTools(DATASETS);
@@ -359,11 +368,7 @@ async function largePoint(mode: 'lexical' | 'hybrid', rounds: number): Promise<L
   const before = process.memoryUsage();
   const cacheDir = mode === 'hybrid' ? mkdtempSync(join(tmpdir(), 'toolsearch-compare-')) : undefined;
   try {
-    const [engine, indexMs] = await timed(async () => {
-      const e = new ToolSearch({ tools, embedding: cacheDir ? { cacheDir } : false });
-      await e.ready();
-      return e;
-    });
+    const [engine, indexMs] = await timedBuild(tools, cacheDir ? { cacheDir } : false);
     const { built } = await interleaved(
       { built: (query) => engine.search(query, { limit: LIMIT }) },
       SCALE_QUERIES,
@@ -460,6 +465,20 @@ function child(mode: 'lexical' | 'hybrid'): Promise<LargeResult> {
   return runInChild<LargeResult>(import.meta.url, [mode], `compare: the ${mode} 100k point`, ['--expose-gc']);
 }
 
+/** Lexical ~100k builds in all, each in its own child: one build alone moved by 0.6 s between idle runs. */
+const LARGE_INDEX_RUNS = 3;
+
+/** The index time of one more ~100k lexical build, in a child process of its own. */
+async function indexOnlyChild(): Promise<number> {
+  const run = await runInChild<{ indexMs: number }>(
+    import.meta.url,
+    ['lexical-index'],
+    'compare: a 100k lexical build',
+    ['--expose-gc'],
+  );
+  return run.indexMs;
+}
+
 export interface CompareOptions {
   large?: boolean;
   hybrid?: boolean;
@@ -499,8 +518,13 @@ export async function runCompare(options: CompareOptions = {}): Promise<CompareR
         const point = await child(mode);
         const used = process.cpuUsage(cpu);
         point.parentCpuMs = round((used.user + used.system) / 1000);
+        if (mode === 'lexical') {
+          point.indexRunsMs = [point.indexMs];
+          while (point.indexRunsMs.length < LARGE_INDEX_RUNS) point.indexRunsMs.push(await indexOnlyChild());
+          point.indexMs = median(point.indexRunsMs);
+        }
         log(
-          `compare: 100k ${mode}: ${point.tools} tools, index ${point.indexMs.toFixed(0)} ms, p50 ${point.search.p50Ms} ms, peak RSS ${point.peakRssMB} MB (this process's CPU meanwhile ${point.parentCpuMs} ms)`,
+          `compare: 100k ${mode}: ${point.tools} tools, index ${point.indexMs.toFixed(0)} ms${point.indexRunsMs ? ` (median of ${point.indexRunsMs.map((x) => x.toFixed(0)).join(' / ')})` : ''}, p50 ${point.search.p50Ms} ms, peak RSS ${point.peakRssMB} MB (this process's CPU meanwhile ${point.parentCpuMs} ms)`,
         );
         result.large.push(point);
       }
@@ -567,7 +591,7 @@ export function formatCompare(result: CompareResult): string {
   for (const p of result.large ?? []) {
     lines.push(
       '',
-      `~100k tools, ${p.mode} (${p.tools}, ${p.realTools} real): index ${p.indexMs} ms, p50 ${p.search.p50Ms} ms, p95 ${p.search.p95Ms} ms, heap +${p.heapMB} MB (${p.bytesPerTool} B/tool), RSS ${p.rssMB} MB, peak RSS ${p.peakRssMB} MB${p.parentCpuMs === undefined ? '' : `, parent CPU meanwhile ${p.parentCpuMs} ms`}`,
+      `~100k tools, ${p.mode} (${p.tools}, ${p.realTools} real): index ${p.indexMs} ms${p.indexRunsMs ? ` (median of ${p.indexRunsMs.join(' / ')}, a child each)` : ''}, p50 ${p.search.p50Ms} ms, p95 ${p.search.p95Ms} ms, heap +${p.heapMB} MB (${p.bytesPerTool} B/tool), RSS ${p.rssMB} MB, peak RSS ${p.peakRssMB} MB${p.parentCpuMs === undefined ? '' : `, parent CPU meanwhile ${p.parentCpuMs} ms`}`,
     );
     if (p.savedIndex)
       lines.push(
@@ -612,6 +636,10 @@ if (isMain(import.meta.url)) {
     strict: true,
   });
   const main = async () => {
+    if (values.child === 'lexical-index') {
+      process.stdout.write(JSON.stringify(await largeIndexOnly()));
+      return;
+    }
     if (values.child === 'lexical' || values.child === 'hybrid') {
       process.stdout.write(JSON.stringify(await largePoint(values.child, 3)));
       return;
