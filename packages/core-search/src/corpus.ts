@@ -254,12 +254,12 @@ export class Corpus {
       if (doc.id <= last) ascending = false;
       last = Math.max(last, doc.id);
     }
-    if (ascending) this.append(docs);
+    if (ascending) this.append(docs, last);
     else for (const doc of docs) this.insertDoc(doc);
   }
 
   /** add() of documents whose ids ascend above every id indexed so far. */
-  private append(docs: readonly IndexedDoc[]): void {
+  private append(docs: readonly IndexedDoc[], last: number): void {
     let total = 0;
     for (const doc of docs) for (const field of FIELD_NAMES) total += doc.fields[field].length;
     // Each distinct term array of the add (documents share one array per distinct text:
@@ -279,10 +279,11 @@ export class Corpus {
     const interned = new Map<readonly string[], number>();
     const touched: number[] = [];
     let written = 0;
+    // The ids ascend: the per-document lengths grow once, to what the last one needs.
+    this.ensureCapacity(last + 1);
     for (let d = 0; d < docs.length; d++) {
       const doc = docs[d]!;
       const id = doc.id;
-      this.ensureCapacity(id + 1);
       this.idEnd = id + 1;
       for (let f = 0; f < FIELDS; f++) {
         const terms = doc.fields[FIELD_NAMES[f]!];
@@ -312,12 +313,26 @@ export class Corpus {
       }
       this.count++;
     }
+    // The terms this add brings (an empty list) get their lists, of exactly the size they
+    // need, as views into one pair of arrays sized once for all of them (a first build: every
+    // term), as a loaded index's lists are views into the saved arrays; a list copies itself
+    // out on its first growth (grow). Two arrays of their own per term were ~45k array
+    // buffers at ~100k tools, each with its own backing store for the collector to track.
+    let fresh = 0;
+    for (const termId of touched) if (this.byTerm[termId]!.ids.length === 0) fresh += this.pending[termId]!;
+    const freshIds = new Int32Array(fresh);
+    const freshPacked = new Float64Array(fresh);
+    let freshAt = 0;
     for (const termId of touched) {
       const postings = this.byTerm[termId]!;
       const needed = postings.length + this.pending[termId]!;
       this.pending[termId] = 0;
       const capacity = postings.ids.length;
-      if (needed > capacity) grow(postings, capacity === 0 ? needed : Math.max(needed, capacity * 2));
+      if (capacity === 0) {
+        postings.ids = freshIds.subarray(freshAt, freshAt + needed);
+        postings.packed = freshPacked.subarray(freshAt, freshAt + needed);
+        freshAt += needed;
+      } else if (needed > capacity) grow(postings, Math.max(needed, capacity * 2));
       this.stampDf(termId);
       // No views exist while an index is first built: skip the hash lookup per term.
       if (this.lists.size > 0) this.lists.delete(this.termsById[termId]!);

@@ -222,6 +222,35 @@ describe('Corpus', () => {
     single.add([analyzeTool({ name: 'more_weather', description: 'More weather.' }, 6)]);
     expect(postingsOf(bulk)).toEqual(postingsOf(single));
   });
+  it("gives a bulk add's new terms views into one pair of arrays, which grow, shrink and refill apart", () => {
+    const first = Array.from({ length: 6 }, (_, i) =>
+      analyzeTool({ name: `tool${i}x`, description: `alpha beta gamma ${i % 2 ? 'delta' : 'epsilon'}` }, i),
+    );
+    const later = [
+      analyzeTool({ name: 'tool6x', description: 'alpha gamma zeta' }, 6),
+      analyzeTool({ name: 'tool7x', description: 'beta epsilon zeta' }, 7),
+    ];
+    const bulk = new Corpus();
+    bulk.add(first);
+    // Neighbouring terms of the first add share their arrays: one pair for the whole add.
+    const buffers = new Set(['alpha', 'beta', 'gamma', 'delta'].map((t) => bulk.postingList(t)!.ids.buffer));
+    expect(buffers.size).toBe(1);
+    const single = new Corpus();
+    for (const doc of first) single.add([doc]);
+    expect(postingsOf(bulk)).toEqual(postingsOf(single));
+    // A list that grows is copied out, and its neighbours keep their own postings; a remove
+    // shifts a list within its own part only; a re-added id goes back in its place.
+    for (const corpus of [bulk, single]) {
+      corpus.add(later);
+      corpus.remove([first[2]!]);
+      corpus.add([analyzeTool({ name: 'tool8x', description: 'delta gamma' }, 8)]);
+      corpus.add([first[2]!]);
+    }
+    expect(postingsOf(bulk)).toEqual(postingsOf(single));
+    expect([...bulk.postingList('alpha')!.ids]).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect([...bulk.postingList('beta')!.ids]).toEqual([0, 1, 2, 3, 4, 5, 7]);
+  });
+
   it('builds the same postings from documents sharing term arrays (one analysis memo) as from copies', () => {
     const tools = Array.from({ length: 12 }, (_, i) => ({
       name: `m${i % 4}__${['get_weather', 'city_facts'][i % 2]}`,
