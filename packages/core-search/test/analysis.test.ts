@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEPARATOR } from '../src/analysis/analyze.js';
+import { AnalysisMemo, SEPARATOR } from '../src/analysis/analyze.js';
 import { normalizeText } from '../src/analysis/normalize.js';
 import { stem } from '../src/analysis/stem.js';
 import { STOP_WORDS } from '../src/analysis/stopwords.js';
@@ -262,6 +262,33 @@ describe('analyzeTool', () => {
     expect(doc.fields.description).toContain('repositori');
     expect(doc.nameWords).toEqual(['create', 'issue']);
     expect(doc.embeddingText).toContain('create issue');
+  });
+
+  it('gives tools matched to one pack entry in one add the phrasings a tool analysed alone gets', () => {
+    const memo = new AnalysisMemo();
+    const packA = ['open an issue', 'Open  an issue', 'file a bug'];
+    const packB = ['list my issues'];
+    const alone = (extra: Parameters<typeof analyzeTool>[2]) =>
+      analyzeTool(tool, 1, extra, new AnalysisMemo());
+    const cases = [
+      { pack: packA },
+      { pack: packB },
+      { pack: packA },
+      { pack: packA, added: ['report a bug'] },
+      { pack: packB },
+    ];
+    for (const extra of cases) {
+      const doc = analyzeTool(tool, 1, extra, memo);
+      const fresh = alone(extra);
+      expect(doc.phrasings).toEqual(fresh.phrasings);
+      expect(doc.fields.phrasings).toEqual(fresh.fields.phrasings);
+    }
+    // The tool's own phrasings still come first when it has some.
+    const own = analyzeTool({ ...tool, examples: ['file a bug'] }, 2, { pack: packA }, memo);
+    expect(own.phrasings.map((p) => `${p.source}:${p.text}`)).toEqual([
+      'tool:file a bug',
+      'pack:open an issue',
+    ]);
   });
 
   it('resolves the toolset: toolset, then category, then server prefix, then "default"', () => {

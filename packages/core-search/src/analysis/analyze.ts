@@ -121,6 +121,7 @@ function bmpTokenChar(code: number): boolean {
 export class AnalysisMemo {
   private readonly byLimit = new Map<number | undefined, Map<string, readonly string[]>>();
   private readonly normalized = new Map<string, string>();
+  private readonly objects = new Map<object, unknown>();
   private entries = 0;
 
   /** normalizeText(text) (default bound), remembered like analyze(). */
@@ -139,7 +140,20 @@ export class AnalysisMemo {
     if (++this.entries <= DEFAULTS.memos.maxAnalysedTexts) return;
     for (const map of this.byLimit.values()) map.clear();
     this.normalized.clear();
+    this.objects.clear();
     this.entries = 1;
+  }
+
+  /**
+   * make(), once per `key` object for this add (the key is held, not read: a list the add
+   * does not change, such as a pack entry's phrasings); what it returns is shared.
+   */
+  byObject<T>(key: object, make: () => T): T {
+    if (this.objects.has(key)) return this.objects.get(key) as T;
+    const value = make();
+    this.count();
+    this.objects.set(key, value);
+    return value;
   }
 
   analyze(text: string, maxChars?: number): readonly string[] {

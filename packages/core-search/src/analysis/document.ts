@@ -85,7 +85,7 @@ export function analyzeTool(
   // A non-ASCII description is analysed normalised (NFKC may lengthen it, and the bound
   // then applies again); an ASCII one analyses the same either way, without that pass.
   const description = NON_ASCII.test(raw) ? memo.normalize(raw) : raw;
-  const phrasings = toolPhrasings(tool, extra);
+  const { phrasings, terms: phrasingTerms } = toolPhrasings(tool, extra, memo);
   const toolsetText = prefix && prefix !== toolset ? `${toolset} ${prefix}` : toolset;
   const fields = {
     name: memo.analyze(bare),
@@ -94,7 +94,7 @@ export function analyzeTool(
     toolset: memo.analyze(toolsetText),
     description: memo.analyze(description),
     schema: memo.analyze(schemaText(tool.inputSchema), DEFAULTS.analysis.maxSchemaChars),
-    phrasings: memo.analyze(phrasingText(phrasings), PHRASINGS_CHARS),
+    phrasings: phrasingTerms,
     learned: extra.learned ? [...extra.learned] : NONE,
   };
   return new AnalysedDoc(id, tool.name, toolset, tool, phrasings, fields, nameWordsOf(tool.name, bare));
@@ -106,12 +106,35 @@ const NONE: readonly never[] = Object.freeze([]);
 /** The phrasings field is analysed up to this many characters: every phrasing, each on its line. */
 const PHRASINGS_CHARS = DEFAULTS.phrasings.maxPerTool * (DEFAULTS.phrasings.maxChars + 1);
 
-/** A tool's merged phrasings (mergePhrasings); most tools have none, which then costs nothing. */
-function toolPhrasings(tool: ToolDefinition, extra: ExtraPhrasings): readonly Phrasing[] {
-  if (isEmpty(tool.examples) && isEmpty(tool.phrasings) && isEmpty(extra.added) && isEmpty(extra.pack)) {
-    return NONE;
+/** A tool's merged phrasings and the phrasings field's terms. */
+interface ToolPhrasings {
+  phrasings: readonly Phrasing[];
+  terms: readonly string[];
+}
+
+/**
+ * A tool's merged phrasings (mergePhrasings) and their terms; most tools have none, which
+ * then costs nothing. A tool whose only phrasings are the pack's gets what every tool of
+ * the add matched to the same pack entry gets (the forks and mirrors of a server): one
+ * merge and one analysis per entry, and one read-only list its documents share.
+ */
+function toolPhrasings(tool: ToolDefinition, extra: ExtraPhrasings, memo: AnalysisMemo): ToolPhrasings {
+  const packOnly = isEmpty(tool.examples) && isEmpty(tool.phrasings) && isEmpty(extra.added);
+  if (packOnly && isEmpty(extra.pack)) return phrasingField(NONE, memo);
+  if (packOnly) {
+    const pack = extra.pack!;
+    return memo.byObject(pack, () => phrasingField(mergePhrasings(fromSource(pack, 'pack')), memo));
   }
-  return mergePhrasings(ownPhrasings(tool), fromSource(extra.added, 'added'), fromSource(extra.pack, 'pack'));
+  const merged = mergePhrasings(
+    ownPhrasings(tool),
+    fromSource(extra.added, 'added'),
+    fromSource(extra.pack, 'pack'),
+  );
+  return phrasingField(merged, memo);
+}
+
+function phrasingField(phrasings: readonly Phrasing[], memo: AnalysisMemo): ToolPhrasings {
+  return { phrasings, terms: memo.analyze(phrasingText(phrasings), PHRASINGS_CHARS) };
 }
 
 const isEmpty = (list: readonly string[] | undefined) => list === undefined || list.length === 0;
