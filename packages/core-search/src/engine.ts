@@ -140,7 +140,7 @@ export class ToolSearch {
    * process, two runs, load 5-9).
    */
   private readonly toolsetTable = new ToolsetTable();
-  private readonly idByName = new Map<string, number>();
+  private idByName = new Map<string, number>();
   /** Result summaries, computed on first display (descriptions are long, results few). */
   private readonly summaries = new Map<number, string>();
   private nextId = 0;
@@ -372,11 +372,13 @@ export class ToolSearch {
   }
 
   private addWith(tools: ToolDefinition[], added: readonly (readonly string[] | undefined)[]): void {
+    const names = new Map<string, number>();
     const valid = validateTools(
       tools,
       (name) => this.idByName.has(name),
       this.limits.maxToolChars,
       this.copyTools,
+      names,
     );
     const docs: IndexedDoc[] = [];
     const memo = new AnalysisMemo();
@@ -393,7 +395,12 @@ export class ToolSearch {
       if ((i + 1) % 1000 === 0) this.progress('analyze', i + 1, valid.length);
     });
     this.progress('analyze', valid.length, valid.length);
-    this.insert(docs);
+    // Into an engine that has never held a tool, each id is its index in the batch: the
+    // validation's map of names to indexes (its duplicate check) is then the map of names to
+    // ids, and register() need not hash every name into a second map of the same size.
+    const named = this.nextId === 0 && this.idByName.size === 0;
+    if (named) this.idByName = names;
+    this.insert(docs, named);
   }
 
   /** The pack's phrasings for a tool, unless the pack is off or the tool is not in it. */
@@ -821,10 +828,11 @@ export class ToolSearch {
     this.insert(docs.map((doc, i) => ({ ...doc, id: this.nextId + i, name: doc.tool.name })));
   }
 
-  private insert(docs: readonly IndexedDoc[]): void {
+  /** `named`: idByName already maps each document's name to its id (addWith's first add). */
+  private insert(docs: readonly IndexedDoc[], named = false): void {
     if (docs.length === 0) return;
     this.nextId += docs.length;
-    this.register(docs);
+    this.register(docs, named);
     this.corpus.add(docs);
     this.retrievers.forEach((retriever, i) => {
       const done = retriever.add(docs);
@@ -837,9 +845,10 @@ export class ToolSearch {
    * New documents enter the engine's books: the one rule for insert() and adopt() (a second
    * copy of these lines once forgot to mark them live, and a loaded index answered nothing).
    * The live flags grow once for the batch, and a run of documents of one toolset (a server's
-   * tools come together) finds its toolset's number and counts into it once.
+   * tools come together) finds its toolset's number and counts into it once. `named`: the
+   * names are in idByName already (insert).
    */
-  private register(docs: readonly IndexedDoc[]): void {
+  private register(docs: readonly IndexedDoc[], named = false): void {
     let top = -1;
     for (const doc of docs) top = Math.max(top, doc.id);
     if (top >= this.live.length) {
@@ -854,7 +863,7 @@ export class ToolSearch {
     for (const doc of docs) {
       this.docs.set(doc.id, doc);
       live[doc.id] = 1;
-      this.idByName.set(doc.name, doc.id);
+      if (!named) this.idByName.set(doc.name, doc.id);
       if (doc.toolset !== toolset) {
         if (number >= 0) toolsets.add(number, run);
         toolset = doc.toolset;

@@ -235,12 +235,17 @@ function over(budget: CopyBudget): typeof NOT_PLAIN | typeof OVER_CHEAP_BOUND {
  * has just parsed): the same checks, errors and size limit, but a plain-data tool is kept
  * as given instead of copied. The copy and the collection of what it allocates were a
  * fifth of indexing ~100k tools (profile.ts build100k; the figures are in DESIGN.md).
+ *
+ * `names` receives each tool's name with its index in the batch (the duplicate check's own
+ * map; complete only when nothing is thrown): an engine's first add keeps it as its map of
+ * names to ids instead of hashing every name into a second one.
  */
 export function validateTools(
   tools: unknown,
   existing: (name: string) => boolean,
   maxChars: number = DEFAULTS.limits.maxToolChars,
   copy = true,
+  names: Map<string, number> = new Map(),
 ): ToolDefinition[] {
   if (!Array.isArray(tools)) {
     throw new ToolSearchError('INVALID_TOOL', 'toolsearch: tools must be an array of tool definitions');
@@ -267,7 +272,7 @@ export function validateTools(
   }
   const valid = copies as ToolDefinition[];
   const duplicates: ToolSearchIssue[] = [];
-  const seen = new Map<string, number>();
+  const seen = names;
   valid.forEach((tool, index) => {
     const earlier = seen.get(tool.name);
     if (earlier !== undefined) {

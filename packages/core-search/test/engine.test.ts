@@ -59,6 +59,24 @@ describe('add: validation', () => {
     ]);
   });
 
+  it('knows every name after a first add (its names come from the validation), a failed one, later adds and removes', () => {
+    const search = new ToolSearch({ embedding: false });
+    expect(() => search.add([{ name: 'a' }, { name: 'a' }])).toThrow(ToolSearchError);
+    expect(search.has('a')).toBe(false);
+    search.add([{ name: 'a' }, { name: 'b', description: 'bee' }]);
+    expect(search.get('b')?.description).toBe('bee');
+    expect(caught(() => search.add([{ name: 'c' }, { name: 'b' }])).code).toBe('DUPLICATE_TOOL');
+    search.add([{ name: 'c' }]);
+    expect(['a', 'b', 'c', 'd'].map((name) => search.has(name))).toEqual([true, true, true, false]);
+    // Emptied, then added to again: ids go on from where they were, names are found.
+    search.remove(['a', 'b', 'c']);
+    search.add([{ name: 'b', description: 'again' }, { name: 'd' }]);
+    expect(search.get('b')?.description).toBe('again');
+    expect(['a', 'b', 'c', 'd'].map((name) => search.has(name))).toEqual([false, true, false, true]);
+    search.remove(['d']);
+    expect(search.has('d')).toBe(false);
+  });
+
   it('is atomic: a failing batch adds nothing and the engine keeps working', async () => {
     const search = engine();
     const before = search.size;
