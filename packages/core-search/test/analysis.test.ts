@@ -3,7 +3,7 @@ import { AnalysisMemo, SEPARATOR } from '../src/analysis/analyze.js';
 import { normalizeText } from '../src/analysis/normalize.js';
 import { stem } from '../src/analysis/stem.js';
 import { STOP_WORDS } from '../src/analysis/stopwords.js';
-import { RAW_TOKEN, tokenize, tokenWords } from '../src/analysis/tokenize.js';
+import { joinedAsciiWords, RAW_TOKEN, splitWords, tokenize, tokenWords } from '../src/analysis/tokenize.js';
 import { countOf, quoteQuery, summarize, toolsetOf } from '../src/index.js';
 import {
   analyze,
@@ -59,6 +59,39 @@ describe('tokenize and analyze', () => {
       'hub',
       'github',
     ]);
+  });
+
+  it('splits joined ASCII tokens by a loop exactly as by the identifier rules', () => {
+    const examples = [
+      'file.',
+      'e.g.',
+      'user_id',
+      "'events'",
+      'https://x.io/a-b',
+      'Paris.',
+      "user's",
+      "don't",
+    ];
+    for (const token of examples) {
+      expect(joinedAsciiWords(token), token).toBeDefined();
+      expect(joinedAsciiWords(token), token).toEqual(splitWords(token));
+    }
+    // Left to the identifier rules: a case boundary inside a word, other characters.
+    for (const token of ['fooBar', 'ID.', "a'B", 'x2Y', 'über.', 'a’s'])
+      expect(joinedAsciiWords(token)).toBeUndefined();
+    const next = random(11);
+    const alphabet = "abzAZ09_-./:@''sS’é";
+    let fast = 0;
+    for (let n = 0; n < 20_000; n++) {
+      let token = '';
+      const length = 1 + Math.floor(next() * 9);
+      for (let i = 0; i < length; i++) token += alphabet[Math.floor(next() * alphabet.length)];
+      const words = joinedAsciiWords(token);
+      if (words === undefined) continue;
+      fast++;
+      expect(words, token).toEqual(splitWords(token));
+    }
+    expect(fast).toBeGreaterThan(2_000);
   });
 
   it('removes stop words and stems', () => {
