@@ -355,6 +355,30 @@ describe('exact', () => {
     expect(await pinned('get_weather')).toEqual(['b__get_weather']);
   });
 
+  it('pins by the server and toolset as written and as people say them, ASCII or not', async () => {
+    const tools = [
+      { name: 'mcp-server-github__create_issue' }, // spoken "github", not its own key
+      { name: 'weather__forecast', toolset: 'weather' }, // spoken as written
+      { name: 'maps__café_finder', toolset: 'maps' }, // a bare name beyond ASCII
+      { name: 'echo__', toolset: 'misc' }, // no bare part: the name is its own key
+      { name: 'Ｗｉｋｉ__search_pages', toolset: 'Ｗｉｋｉ' }, // a server beyond ASCII
+    ];
+    const registry = new ToolSearch({ embedding: false, tools });
+    const pinned = async (query: string) =>
+      (await registry.search(query, { strategies: ['exact'] })).results.map((r) => r.name);
+    for (const [query, name] of [
+      ['github create_issue', 'mcp-server-github__create_issue'],
+      ['mcp-server-github create issue', 'mcp-server-github__create_issue'],
+      ['weather forecast', 'weather__forecast'],
+      ['maps café finder', 'maps__café_finder'],
+      ['café_finder', 'maps__café_finder'],
+      ['echo echo__', 'echo__'],
+      ['echo', 'echo__'],
+      ['wiki search_pages', 'Ｗｉｋｉ__search_pages'],
+    ] as const)
+      expect(await pinned(query), query).toEqual([name]);
+  });
+
   it('does not pin a near miss, and ignores typos in short names', async () => {
     expect(await top(search, 'clik', { strategies: ['exact'] })).toEqual([]);
     const near = await search.search('sned_email', { strategies: ['exact'] });

@@ -25,6 +25,11 @@ interface ServerKeys {
   ascii: boolean;
   spoken: string;
   spokenAscii: boolean;
+  /**
+   * The name as people say it has the name's own key, both on ASCII: its "server tool"
+   * key is then the name's, already among a tool's keys, and is not made again.
+   */
+  spokenSame: boolean;
 }
 
 /**
@@ -47,18 +52,31 @@ function nameKeys(doc: IndexedDoc, servers: Map<string, ServerKeys>): string[] {
   // Distinct and non-empty, in order of first appearance; an array searched, not a Set
   // then spread (a tool has at most seven keys), and no `${prefix}__${bare}` made to compare:
   // exact add() of the ~100k-tool corpus 796 -> 653 ms CPU (median of 7, interleaved, load 8-12).
+  // Keys known to equal one already listed are not made (a joined key is a new string
+  // whose comparison flattens it): the prefix's "server tool" key when it is the name's
+  // own, and a spoken name's when it is its server's.
   const keys: string[] = [];
   addKey(keys, nameKey);
   addKey(keys, bareKey);
   addKey(keys, joinedKey(doc.toolset, toolset.key, toolset.ascii, bare, bareKey, bareAscii));
-  if (prefix && prefixKeys)
+  if (prefix && prefixKeys && !(prefixKeys.ascii && bareAscii && bare !== doc.name))
     addKey(keys, joinedKey(prefix, prefixKeys.key, prefixKeys.ascii, bare, bareKey, bareAscii));
-  for (const server of [toolset, prefixKeys]) {
-    if (server === undefined || server.spoken === '') continue;
-    addKey(keys, joinedKey(server.spoken, server.spokenKey, server.spokenAscii, bare, bareKey, bareAscii));
-  }
+  addSpokenKey(keys, toolset, bare, bareKey, bareAscii);
+  if (prefixKeys) addSpokenKey(keys, prefixKeys, bare, bareKey, bareAscii);
   if (typeof doc.tool.title === 'string') addKey(keys, compactKey(doc.tool.title));
   return keys;
+}
+
+/** The "server tool" key with the server as people say it, unless none or its server's own. */
+function addSpokenKey(
+  keys: string[],
+  server: ServerKeys,
+  bare: string,
+  bareKey: string,
+  bareAscii: boolean,
+): void {
+  if (server.spoken === '' || (server.spokenSame && bareAscii)) return;
+  addKey(keys, joinedKey(server.spoken, server.spokenKey, server.spokenAscii, bare, bareKey, bareAscii));
 }
 
 function addKey(keys: string[], key: string): void {
@@ -74,12 +92,17 @@ function serverKeys(server: string, servers: Map<string, ServerKeys>): ServerKey
   let known = servers.get(server);
   if (!known) {
     const spoken = server === 'default' ? '' : spokenName(server);
+    const key = compactKey(server);
+    const spokenKey = compactKey(spoken);
+    const ascii = PRINTABLE_ASCII.test(server);
+    const spokenAscii = PRINTABLE_ASCII.test(spoken);
     known = {
-      key: compactKey(server),
-      spokenKey: compactKey(spoken),
-      ascii: PRINTABLE_ASCII.test(server),
+      key,
+      spokenKey,
+      ascii,
       spoken,
-      spokenAscii: PRINTABLE_ASCII.test(spoken),
+      spokenAscii,
+      spokenSame: ascii && spokenAscii && spokenKey === key,
     };
     if (servers.size >= DEFAULTS.memos.maxExactServers) servers.clear();
     servers.set(server, known);
