@@ -207,7 +207,12 @@ function afterAdd(c: CompareResult): string {
     a.repeatCpuMedianMs === undefined
       ? ''
       : `; the same query repeated at once ${ms(a.repeatCpuMedianMs)} ms`;
-  return `${ms(first)} ms vs ${ms(normal)} ms (${ratio(a.ratio)})${repeat}`;
+  const p90 = a.firstCpuP90Ms === undefined ? '' : `; the first's p90 ${ms(a.firstCpuP90Ms)} ms`;
+  const runs =
+    a.runRatios === undefined
+      ? ''
+      : `; the run with the median ratio of ${a.runRatios.map(ratio).join(' / ')}`;
+  return `${ms(first)} ms vs ${ms(normal)} ms (${ratio(a.ratio)})${p90}${repeat}${runs}`;
 }
 
 /** The ~100k paragraph of the latest compare run: index, search, memory, save and load. */

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CompareResult, firstSearchAfterAdd, writeCompare } from '../src/compare.js';
+import { afterAddRuns, type CompareResult, firstSearchAfterAdd, writeCompare } from '../src/compare.js';
 import { mirrorCorpus } from '../src/scale/mirror.js';
 import { WinkBaseline } from '../src/wink-baseline.js';
 
@@ -53,6 +53,17 @@ describe('the first search after add()', () => {
     expect(a.baseline).toBe('steady');
     for (const value of [a.addCpuMedianMs, a.firstCpuMedianMs, a.normalCpuMedianMs, a.repeatCpuMedianMs])
       expect(value).toBeGreaterThanOrEqual(0);
+    expect(a.firstCpuP90Ms).toBeGreaterThanOrEqual(a.firstCpuMedianMs);
+  });
+
+  it('over several runs, reports the run with the median ratio and keeps every ratio', async () => {
+    const tools = mirrorCorpus(real, 120);
+    const a = await afterAddRuns(tools, 3);
+    expect(a.runRatios).toHaveLength(3);
+    const sorted = [...a.runRatios!].sort((x, y) => x - y);
+    expect(a.ratio).toBe(sorted[1]);
+    // The figures are that run's own: its ratio is its first over its normal search.
+    expect(a.ratio).toBeCloseTo(a.firstCpuMedianMs / a.normalCpuMedianMs, 1);
   });
 });
 
