@@ -173,6 +173,11 @@ export class Corpus {
   /** Scratch of a bulk add, per term id: 1 + its place in the run being read (append's readRun), else 0. */
   private place = new Int32Array(64);
   /**
+   * Scratch of a bulk add, per term id: where the next posting of a term the add brings goes
+   * in the add's shared arrays, while it writes them (append), else -1.
+   */
+  private cursor = new Int32Array(64).fill(-1);
+  /**
    * Field lengths (terms) by id * FIELDS + field; ids are dense insertion numbers. Whole
    * numbers bounded by the tool size budget: 32 bits, half of a Float64Array's 64 bytes a tool.
    */
@@ -331,12 +336,20 @@ export class Corpus {
       if (capacity === 0) {
         postings.ids = freshIds.subarray(freshAt, freshAt + needed);
         postings.packed = freshPacked.subarray(freshAt, freshAt + needed);
+        // Written below through the shared arrays: one posting per document counted above.
+        postings.length = needed;
+        this.cursor[termId] = freshAt;
+        this.lastDoc[termId] = -1;
         freshAt += needed;
       } else if (needed > capacity) grow(postings, Math.max(needed, capacity * 2));
       this.stampDf(termId);
       // No views exist while an index is first built: skip the hash lookup per term.
       if (this.lists.size > 0) this.lists.delete(this.termsById[termId]!);
     }
+    // A new term's postings are written straight into the shared arrays at its cursor, its
+    // document's earlier field told by lastDoc: no read of the term's record and views per
+    // posting (most postings of a first build).
+    const { cursor, lastDoc } = this;
     for (let d = 0; d < docs.length; d++) {
       const id = docs[d]!.id;
       for (let f = 0; f < FIELDS; f++) {
@@ -345,10 +358,22 @@ export class Corpus {
         const from = starts[d * FIELDS + f]!;
         const end = from + 1 + 2 * sequence[from]!;
         for (let at = from + 1; at < end; at += 2) {
-          const postings = this.byTerm[sequence[at]!]!;
+          const termId = sequence[at]!;
           // The field's count of this term, saturated; the document's other fields have
           // their own bits, and this field is added once, so its bits are still zero.
           const counts = Math.min(sequence[at + 1]!, MAX_FIELD_COUNT) * base;
+          const write = cursor[termId]!;
+          if (write >= 0) {
+            if (lastDoc[termId] === id) freshPacked[write - 1]! += counts;
+            else {
+              lastDoc[termId] = id;
+              freshIds[write] = id;
+              freshPacked[write] = counts;
+              cursor[termId] = write + 1;
+            }
+            continue;
+          }
+          const postings = this.byTerm[termId]!;
           const last = postings.length - 1;
           if (last >= 0 && postings.ids[last] === id) {
             // The doc's latest posting: its own, since a doc's terms are added together.
@@ -361,6 +386,7 @@ export class Corpus {
         }
       }
     }
+    for (const termId of touched) cursor[termId] = -1;
   }
 
   /**
@@ -406,6 +432,7 @@ export class Corpus {
     this.lastDoc = grownTo(this.lastDoc, size, -1);
     this.pending = grownTo(this.pending, size);
     this.place = grownTo(this.place, size);
+    this.cursor = grownTo(this.cursor, size, -1);
   }
 
   /** add() of one document, one posting at a time (ids below the largest: re-indexed in place). */
