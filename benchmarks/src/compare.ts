@@ -385,19 +385,24 @@ export async function firstSearchAfterAdd(tools: ToolDefinition[]): Promise<Afte
   };
 }
 
+/** The ~100k-tool corpus (the real tools, then mirrors), its reading's garbage collected. */
+function largeTools(): { real: ToolDefinition[]; tools: ToolDefinition[] } {
+  const real = sharedTools(DATASETS);
+  const tools = mirrorCorpus(real, LARGE_SIZE);
+  global.gc?.();
+  return { real, tools };
+}
+
 /** Only the ~100k lexical build, timed as largePoint times it (a further run for the median). */
 async function largeIndexOnly(): Promise<{ indexMs: number }> {
-  const tools = mirrorCorpus(sharedTools(DATASETS), LARGE_SIZE);
-  global.gc?.();
+  const { tools } = largeTools();
   const [, indexMs] = await timedBuild(tools, false);
   return { indexMs: round(indexMs) };
 }
 
 /** One ~100k point, run in this process (called in a child by runCompare). */
 async function largePoint(mode: 'lexical' | 'hybrid', rounds: number): Promise<LargeResult> {
-  const real = sharedTools(DATASETS);
-  const tools = mirrorCorpus(real, LARGE_SIZE);
-  global.gc?.();
+  const { real, tools } = largeTools();
   const before = process.memoryUsage();
   const cacheDir = mode === 'hybrid' ? mkdtempSync(join(tmpdir(), 'toolsearch-compare-')) : undefined;
   try {

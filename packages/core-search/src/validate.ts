@@ -272,9 +272,8 @@ export function validateTools(
   }
   const valid = copies as ToolDefinition[];
   const duplicates: ToolSearchIssue[] = [];
-  const seen = names;
   valid.forEach((tool, index) => {
-    const earlier = seen.get(tool.name);
+    const earlier = names.get(tool.name);
     if (earlier !== undefined) {
       duplicates.push({
         index,
@@ -290,7 +289,7 @@ export function validateTools(
         message: 'a tool with this name is already indexed',
       });
     }
-    seen.set(tool.name, earlier ?? index);
+    names.set(tool.name, earlier ?? index);
   });
   if (duplicates.length > 0) {
     const list = duplicates.map((d) => `"${d.name}" at index ${d.index} (${d.message})`).join('; ');

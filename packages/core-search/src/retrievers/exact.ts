@@ -46,9 +46,9 @@ function nameKeys(doc: IndexedDoc, servers: Map<string, ServerKeys>): string[] {
   const toolset = serverKeys(doc.toolset, servers);
   const prefixKeys = prefix === undefined ? undefined : serverKeys(prefix, servers);
   // A `server__tool` name is "server", "__", "tool" (bare is the name itself only when it
-  // ends in "__"): on ASCII its key joins the two parts'.
-  const nameKey =
-    prefixKeys?.ascii && bareAscii && bare !== doc.name ? prefixKeys.key + bareKey : compactKey(doc.name);
+  // ends in "__"): on ASCII its key joins the two parts', and its "server tool" key is it.
+  const joinedName = prefixKeys?.ascii === true && bareAscii && bare !== doc.name;
+  const nameKey = joinedName ? prefixKeys.key + bareKey : compactKey(doc.name);
   // Distinct and non-empty, in order of first appearance; an array searched, not a Set
   // then spread (a tool has at most seven keys), and no `${prefix}__${bare}` made to compare:
   // exact add() of the ~100k-tool corpus 796 -> 653 ms CPU (median of 7, interleaved, load 8-12).
@@ -59,7 +59,7 @@ function nameKeys(doc: IndexedDoc, servers: Map<string, ServerKeys>): string[] {
   addKey(keys, nameKey);
   addKey(keys, bareKey);
   addKey(keys, joinedKey(doc.toolset, toolset.key, toolset.ascii, bare, bareKey, bareAscii));
-  if (prefix && prefixKeys && !(prefixKeys.ascii && bareAscii && bare !== doc.name))
+  if (prefix && prefixKeys && !joinedName)
     addKey(keys, joinedKey(prefix, prefixKeys.key, prefixKeys.ascii, bare, bareKey, bareAscii));
   addSpokenKey(keys, toolset, bare, bareKey, bareAscii);
   if (prefixKeys) addSpokenKey(keys, prefixKeys, bare, bareKey, bareAscii);
