@@ -52,6 +52,23 @@ const LENGTH_B = Float64Array.from(FIELD_NAMES, (field) => DEFAULTS.bm25.b[field
 const ONE_MINUS_B = LENGTH_B.map((b) => 1 - b);
 /** The field of each bit of a packed count's half (fields 0-4, or 5-7 less LOW_FIELDS). */
 const FIELD_OF_BIT = Int8Array.from({ length: 32 }, (_, bit) => Math.floor(bit / FIELD_BITS));
+/**
+ * A list's terms (ListTerms): what fieldWeightedTfs adds per posting, one entry each, in the
+ * order it adds them. An entry's code: its count in the low FIELD_BITS bits, then its
+ * pseudo-field (a field number, or FIELDS + k for the description counted again by backoff
+ * k of BACKOFF_FIELDS), then whether it is its posting's last entry.
+ */
+const ENTRY_FIELDS = FIELDS + BACKOFF_FIELDS.length;
+const ENTRY_FIELD_MASK = 15;
+if (ENTRY_FIELDS > ENTRY_FIELD_MASK + 1) throw new Error('corpus: too many fields for an entry code');
+const ENTRY_LAST = 1 << (FIELD_BITS + 4);
+/** 1 - b and b per pseudo-field: a backoff entry is normalised as the description is. */
+const ENTRY_ONE_MINUS_B = Float64Array.from({ length: ENTRY_FIELDS }, (_, f) =>
+  f < FIELDS ? ONE_MINUS_B[f]! : ONE_MINUS_B[DESCRIPTION]!,
+);
+const ENTRY_LENGTH_B = Float64Array.from({ length: ENTRY_FIELDS }, (_, f) =>
+  f < FIELDS ? LENGTH_B[f]! : LENGTH_B[DESCRIPTION]!,
+);
 
 /** A corpus' postings as flat arrays (exportPostings / importPostings). */
 export interface CorpusPostings {
@@ -86,11 +103,15 @@ interface CachedList extends PostingList {
   tfs: Partial<Record<QueryShape, Float64Array>>;
   tfsVersion: Partial<Record<QueryShape, number>>;
   /**
-   * The field lengths its postings' tfs read, in the list's order (postingLengths), from
-   * its first tfs on. A document's lengths change only through add() or remove(), which
-   * drop the view of every term it holds, so they stay valid while the view lives.
+   * What its postings' tfs read, in the list's order (listTerms), from its first tfs on,
+   * for the backoffs on then (`termsBackoffs`). A document's lengths change only through
+   * add() or remove(), which drop the view of every term it holds, so they stay valid while
+   * the view lives.
    */
-  lengths: Int32Array | undefined;
+  termCodes: Uint16Array | undefined;
+  termLengths: Int32Array | undefined;
+  /** The backoffs (bit k: BACKOFF_FIELDS[k]) the entries were made for; -1 before any. */
+  termsBackoffs: number;
 }
 
 /** The BM25F sum of a query's own terms, shared by the strategies of one search (Corpus.topBm25f). */
@@ -210,6 +231,9 @@ export class Corpus {
   private shared: SharedSum | undefined;
   /** Average field lengths (1 for an empty field) at corpus version `averagesVersion`. */
   private readonly averages = new Float64Array(FIELDS);
+  /** Scratch of fieldWeightedTfs: per pseudo-field of a list's entries, its weight and average length. */
+  private readonly entryWeights = new Float64Array(ENTRY_FIELDS);
+  private readonly entryAverages = new Float64Array(ENTRY_FIELDS);
   private averagesVersion = -1;
 
   get size(): number {
@@ -588,7 +612,9 @@ export class Corpus {
       // after a change, was thrown out of optimised code by it ("wrong map", --trace-deopt).
       tfs: { identifier: undefined, keywords: undefined, natural: undefined },
       tfsVersion: { identifier: undefined, keywords: undefined, natural: undefined },
-      lengths: undefined,
+      termCodes: undefined,
+      termLengths: undefined,
+      termsBackoffs: -1,
     };
     this.lists.set(term, list);
     return list;
@@ -816,64 +842,42 @@ export class Corpus {
   private fieldWeightedTfs(list: CachedList, shape: QueryShape): Float64Array {
     const cached = list.tfs[shape];
     if (cached && list.tfsVersion[shape] === this.version) return cached;
-    const weights = FIELD_WEIGHTS[shape];
-    const averages = this.averagesNow();
-    const [backoffFields, backoffWeights] = this.descriptionBackoffs(weights);
-    // The lengths come from the list's own copy, read in order, not from the documents' rows
-    // (a row per posting, far apart): no search reads a row but here, so after an add() they
-    // were out of the cache, a miss per posting. First search after one add at 10k tools, this
-    // recompute took 0.23 ms for 2,002 postings in 14 lists, and 0.09 ms at once again on the
-    // same data (median of 80 adds, load 4.7; scratch fwt2.mts). The copy costs 8 bytes a
-    // posting of the lists searched, beside their tfs' 8 a shape (the 30 scale queries at 10k
-    // tools: 35k postings, 0.28 MB; scratch mem.mts).
-    const lengths = list.lengths ?? this.postingLengths(list);
-    const { packed } = list;
-    const tfs = cached ?? new Float64Array(packed.length); // ids never change; reuse
-    // Per field with a count, in FIELD_NAMES order: weight x count / the field's length norm,
-    // 1 - b + b * length / average (BM25). Counts are decoded with integer operations from
-    // two exact halves (a floating-point remainder per field was most of this loop), and
-    // only the fields that hold a count are visited: the lowest set bit names the next one
-    // (a loop over every field up to the last one branched on each empty field). The first
-    // search after an add() runs this for every posting of every term it reads (the
-    // averages moved): 89 query terms, 20.7k postings at 10k tools, 60-84 -> 33-55 ns a
-    // posting (CPU, load 3.5, values compared bit for bit; scratch fwtvar.mts).
-    let at = 0;
-    for (let i = 0; i < packed.length; i++) {
-      const value = packed[i]!;
-      const low = value & LOW_MASK;
-      let weighted = 0;
-      for (let rest = low; rest !== 0; ) {
-        const f = FIELD_OF_BIT[31 - Math.clz32(rest & -rest)]!;
-        const shift = f * FIELD_BITS;
-        weighted +=
-          (weights[f]! * ((rest >>> shift) & MAX_FIELD_COUNT)) /
-          (ONE_MINUS_B[f]! + (LENGTH_B[f]! * lengths[at++]!) / averages[f]!);
-        rest &= ~(MAX_FIELD_COUNT << shift);
+    const weights = this.entryWeights;
+    weights.set(FIELD_WEIGHTS[shape]);
+    const backoffs = this.descriptionBackoffs(weights);
+    const averages = this.entryAverages;
+    const fieldAverages = this.averagesNow();
+    averages.set(fieldAverages);
+    averages.fill(fieldAverages[DESCRIPTION]!, FIELDS);
+    // What is added comes from the list's own entries, read in order, not from the documents'
+    // rows (a row per posting, far apart): no search reads a row but here, so after an add()
+    // they were out of the cache, a miss per posting. First search after one add at 10k
+    // tools, this recompute took 0.23 ms for 2,002 postings in 14 lists, and 0.09 ms at once
+    // again on the same data (median of 80 adds, load 4.7; scratch fwt2.mts).
+    if (list.termsBackoffs !== backoffs) this.listTerms(list, backoffs);
+    const codes = list.termCodes!;
+    const lengths = list.termLengths!;
+    const tfs = cached ?? new Float64Array(list.packed.length); // ids never change; reuse
+    // Per entry, in the order the packed counts name them (fields in FIELD_NAMES order, then
+    // the backoffs): weight x count / the field's length norm, 1 - b + b * length / average
+    // (BM25), summed per posting; a posting's last entry writes its tf. The same operations
+    // in the same order as decoding the packed counts here did, so the same doubles, without
+    // the decoding's branches on which fields hold a count: the 30 scale queries' 20.7k
+    // postings at 10k tools, 25 -> 14 ns a posting warm, 31 -> 17.5 with the cache flushed
+    // first (tfs equal bit for bit, each shape). 6 bytes an entry (about two a posting) where
+    // the lengths alone took 4; the ~100k lexical point's peak RSS did not move.
+    let weighted = 0;
+    let i = 0;
+    for (let e = 0; e < codes.length; e++) {
+      const code = codes[e]!;
+      const f = (code >>> FIELD_BITS) & ENTRY_FIELD_MASK;
+      weighted +=
+        (weights[f]! * (code & MAX_FIELD_COUNT)) /
+        (ENTRY_ONE_MINUS_B[f]! + (ENTRY_LENGTH_B[f]! * lengths[e]!) / averages[f]!);
+      if ((code & ENTRY_LAST) !== 0) {
+        tfs[i++] = weighted;
+        weighted = 0;
       }
-      const lowEnd = at;
-      for (let rest = (value - low) * HIGH_SCALE; rest !== 0; ) {
-        const high = FIELD_OF_BIT[31 - Math.clz32(rest & -rest)]!;
-        const shift = high * FIELD_BITS;
-        const f = LOW_FIELDS + high;
-        weighted +=
-          (weights[f]! * ((rest >>> shift) & MAX_FIELD_COUNT)) /
-          (ONE_MINUS_B[f]! + (LENGTH_B[f]! * lengths[at++]!) / averages[f]!);
-        rest &= ~(MAX_FIELD_COUNT << shift);
-      }
-      const description = (low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT; // a low field
-      if (description === 0) {
-        tfs[i] = weighted;
-        continue;
-      }
-      const empty = lengths[at++]!;
-      const descriptionLength = lengths[lowEnd - 1]!; // the description is the last low field
-      for (let k = 0; k < backoffFields.length; k++) {
-        if ((empty & (1 << backoffFields[k]!)) === 0) continue;
-        weighted +=
-          (backoffWeights[k]! * description) /
-          (ONE_MINUS_B[DESCRIPTION]! + (LENGTH_B[DESCRIPTION]! * descriptionLength) / averages[DESCRIPTION]!);
-      }
-      tfs[i] = weighted;
     }
     list.tfs[shape] = tfs;
     list.tfsVersion[shape] = this.version;
@@ -881,21 +885,26 @@ export class Corpus {
   }
 
   /**
-   * What fieldWeightedTfs reads of the documents of a list, in its order: per posting, the
-   * length of each field it counts in (FIELD_NAMES order), then, when it counts in the
-   * description, a bit per backoff field (BACKOFF_FIELDS) its document leaves empty.
+   * The entries fieldWeightedTfs adds for a list, in its order: per posting, one for each
+   * field it counts in (FIELD_NAMES order: the count and the field's length), then, when it
+   * counts in the description, one for each backoff on (`backoffs`) whose field its
+   * document leaves empty (the description's count and length).
    */
-  private postingLengths(list: CachedList): Int32Array {
+  private listTerms(list: CachedList, backoffs: number): void {
     const { ids, packed } = list;
+    const lengths = this.lengths;
     let size = 0;
     for (let i = 0; i < packed.length; i++) {
       const value = packed[i]!;
       const low = value & LOW_MASK;
       size += fieldsIn(low) + fieldsIn((value - low) * HIGH_SCALE);
-      if (((low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT) !== 0) size++;
+      if (((low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT) === 0) continue;
+      const row = ids[i]! * FIELDS;
+      for (let k = 0; k < BACKOFF_FIELDS.length; k++)
+        if ((backoffs & (1 << k)) !== 0 && lengths[row + BACKOFF_FIELDS[k]!] === 0) size++;
     }
+    const codes = new Uint16Array(size);
     const out = new Int32Array(size);
-    const lengths = this.lengths;
     let at = 0;
     for (let i = 0; i < packed.length; i++) {
       const row = ids[i]! * FIELDS;
@@ -903,22 +912,31 @@ export class Corpus {
       const low = value & LOW_MASK;
       for (let rest = low; rest !== 0; ) {
         const f = FIELD_OF_BIT[31 - Math.clz32(rest & -rest)]!;
+        const shift = f * FIELD_BITS;
+        codes[at] = (f << FIELD_BITS) | ((rest >>> shift) & MAX_FIELD_COUNT);
         out[at++] = lengths[row + f]!;
-        rest &= ~(MAX_FIELD_COUNT << (f * FIELD_BITS));
+        rest &= ~(MAX_FIELD_COUNT << shift);
       }
       for (let rest = (value - low) * HIGH_SCALE; rest !== 0; ) {
         const high = FIELD_OF_BIT[31 - Math.clz32(rest & -rest)]!;
+        const shift = high * FIELD_BITS;
+        codes[at] = ((LOW_FIELDS + high) << FIELD_BITS) | ((rest >>> shift) & MAX_FIELD_COUNT);
         out[at++] = lengths[row + LOW_FIELDS + high]!;
-        rest &= ~(MAX_FIELD_COUNT << (high * FIELD_BITS));
+        rest &= ~(MAX_FIELD_COUNT << shift);
       }
-      if (((low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT) === 0) continue;
-      let empty = 0;
-      for (let k = 0; k < BACKOFF_FIELDS.length; k++)
-        if (lengths[row + BACKOFF_FIELDS[k]!] === 0) empty |= 1 << BACKOFF_FIELDS[k]!;
-      out[at++] = empty;
+      const description = (low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT;
+      if (description !== 0) {
+        for (let k = 0; k < BACKOFF_FIELDS.length; k++) {
+          if ((backoffs & (1 << k)) === 0 || lengths[row + BACKOFF_FIELDS[k]!] !== 0) continue;
+          codes[at] = ((FIELDS + k) << FIELD_BITS) | description;
+          out[at++] = lengths[row + DESCRIPTION]!;
+        }
+      }
+      codes[at - 1]! |= ENTRY_LAST; // every posting counts in some field
     }
-    list.lengths = out;
-    return out;
+    list.termCodes = codes;
+    list.termLengths = out;
+    list.termsBackoffs = backoffs;
   }
 
   /** averageLength of each field, 1 for an empty one, computed once per corpus version. */
@@ -932,9 +950,9 @@ export class Corpus {
   }
 
   /**
-   * The description backoff of fieldWeightedTfs, one rule: a tool whose field backoffFields[k]
-   * is empty counts its description again at backoffWeights[k], in this order (phrasings,
-   * then learned), as [fields, weights]. The description is the best stand-in for how
+   * The description backoff of fieldWeightedTfs, one rule: a tool whose field BACKOFF_FIELDS[k]
+   * is empty counts its description again at the weight written to weights[FIELDS + k] (0:
+   * off), in this order (phrasings, then learned); returns the backoffs on, bit k for k. The description is the best stand-in for how
    * people ask for a tool; without the backoff, a registry only partly covered by
    * phrasings or learned requests tilts every vague request towards the covered tools.
    *
@@ -950,19 +968,17 @@ export class Corpus {
    * .885 without learning; BFCL MRR .830 -> .835; with a 2% history BFCL MRR .719 -> .721,
    * where the full learned weight cost .719 -> .708).
    */
-  private descriptionBackoffs(weights: Float64Array): [number[], number[]] {
-    const fields: number[] = [];
-    const backoffWeights: number[] = [];
-    if (this.totalLengths[PHRASINGS]! > 0 && weights[PHRASINGS]! > 0) {
-      fields.push(PHRASINGS);
-      backoffWeights.push(weights[PHRASINGS]!);
+  private descriptionBackoffs(weights: Float64Array): number {
+    let on = 0;
+    for (let k = 0; k < BACKOFF_FIELDS.length; k++) {
+      const field = BACKOFF_FIELDS[k]!;
+      let weight = 0;
+      if (field === PHRASINGS) weight = this.totalLengths[PHRASINGS]! > 0 ? weights[PHRASINGS]! : 0;
+      else if (this.count > 0) weight = (weights[LEARNED]! * this.learnedDocs) / this.count;
+      weights[FIELDS + k] = weight;
+      if (weight > 0) on |= 1 << k;
     }
-    const learned = this.count === 0 ? 0 : (weights[LEARNED]! * this.learnedDocs) / this.count;
-    if (learned > 0) {
-      fields.push(LEARNED);
-      backoffWeights.push(learned);
-    }
-    return [fields, backoffWeights];
+    return on;
   }
 
   /**

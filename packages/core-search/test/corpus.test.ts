@@ -364,6 +364,74 @@ describe('Corpus', () => {
     expect(corpus.bm25f(query).top(10)).toEqual(reference(corpus, query));
   });
 
+  it('scores BM25F with both description backoffs exactly as a direct computation, in every field and shape', () => {
+    // Terms in the high fields (schema, phrasings, learned) and the low ones, counts above one,
+    // and tools with and without phrasings or learned requests: every kind of entry a list's
+    // tfs add, in the order the rule adds them (fields in FIELD_NAMES order, then phrasings',
+    // then learned's backoff).
+    const { k1, b } = DEFAULTS.bm25;
+    const description = FIELD_NAMES.indexOf('description');
+    const words = ['weather', 'city', 'rain', 'map', 'alert', 'wind'];
+    const tools = Array.from({ length: 14 }, (_, id) =>
+      analyzeTool(
+        {
+          name: `${words[id % 6]}_${words[(id + 1) % 6]}`,
+          ...(id % 4 === 0 ? { title: `${words[(id + 2) % 6]} ${words[id % 6]}` } : {}),
+          ...(id % 5 === 1 ? { tags: [words[(id + 3) % 6]!] } : {}),
+          description: Array.from({ length: 1 + (id % 4) }, (_, k) => words[(id + k * 2) % 6]).join(' and '),
+          inputSchema: {
+            type: 'object',
+            properties: { [words[(id + 4) % 6]!]: { type: 'string', description: `the ${words[id % 6]}` } },
+          },
+          ...(id % 3 === 0 ? { examples: [`show the ${words[(id + 1) % 6]} ${words[id % 6]}`] } : {}),
+        },
+        id,
+        id % 4 === 2 ? { learned: [`${words[id % 6]} ${words[(id + 5) % 6]}`] } : {},
+      ),
+    );
+    const query = words.map((term, i) => ({
+      term: term === 'city' ? 'citi' : term,
+      weight: i < 3 ? 1 : 0.5,
+    }));
+    const corpus = new Corpus();
+    corpus.add(tools);
+    const lengthOf = (id: number, f: number) => tools[id]!.fields[FIELD_NAMES[f]!].length;
+    const withPhrasings = tools.some((tool) => tool.fields.phrasings.length > 0);
+    const learnedDocs = tools.filter((tool) => tool.fields.learned.length > 0).length;
+    expect(withPhrasings && learnedDocs > 0).toBe(true);
+    for (const shape of ['identifier', 'keywords', 'natural'] as const) {
+      const weights = DEFAULTS.bm25.fieldWeights[shape];
+      const norm = (id: number, f: number) =>
+        1 -
+        b[FIELD_NAMES[f]!] +
+        (b[FIELD_NAMES[f]!] * lengthOf(id, f)) / (corpus.averageLength(FIELD_NAMES[f]!) || 1);
+      const scores = new Map<number, number>();
+      for (const { term, weight } of query) {
+        const list = corpus.postingList(term);
+        if (!list) continue;
+        const idf = weight * corpus.idf(term) * (k1 + 1);
+        list.ids.forEach((id, i) => {
+          let weighted = 0;
+          FIELD_NAMES.forEach((field, f) => {
+            const count = fieldCount(list.packed[i]!, f);
+            if (count !== 0) weighted += (weights[field] * count) / norm(id, f);
+          });
+          const inDescription = fieldCount(list.packed[i]!, description);
+          if (inDescription !== 0 && withPhrasings && lengthOf(id, FIELD_NAMES.indexOf('phrasings')) === 0)
+            weighted += (weights.phrasings * inDescription) / norm(id, description);
+          if (inDescription !== 0 && lengthOf(id, FIELD_NAMES.indexOf('learned')) === 0)
+            weighted +=
+              (((weights.learned * learnedDocs) / tools.length) * inDescription) / norm(id, description);
+          scores.set(id, (scores.get(id) ?? 0) + (idf * weighted) / (k1 + weighted));
+        });
+      }
+      const reference = [...scores]
+        .map(([id, score]) => ({ id, score }))
+        .sort((x, y) => y.score - x.score || x.id - y.id);
+      expect(corpus.bm25f(query, undefined, shape).top(20)).toEqual(reference);
+    }
+  });
+
   it('scores BM25F after adds, removes and a re-added id exactly as a corpus built afresh, searched between changes', () => {
     // Searched between the changes, so the lists' tfs are recomputed (the averages moved) from
     // the field lengths they kept; each shape, phrasings and learned requests for the backoffs.
