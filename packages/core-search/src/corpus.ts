@@ -96,6 +96,13 @@ export interface TermJournal {
 export interface PostingList {
   readonly ids: Int32Array;
   readonly packed: Float64Array;
+  /**
+   * The list of the same term this one grew from by postings appended after its own (an
+   * add() of ids above every id), while the corpus stays at the version this list was made
+   * at; else undefined. What a reader derived per posting of that list holds for this one's
+   * first postings, so it can extend it instead of making it again.
+   */
+  readonly grownFrom: PostingList | undefined;
 }
 
 /** A posting list plus its BM25F field-weighted tfs per query shape, valid while `tfsVersion` is current. */
@@ -112,6 +119,12 @@ interface CachedList extends PostingList {
   termLengths: Int32Array | undefined;
   /** The backoffs (bit k: BACKOFF_FIELDS[k]) the entries were made for; -1 before any. */
   termsBackoffs: number;
+  grownFrom: CachedList | undefined;
+  /**
+   * Postings were appended to the term after this view was made (append): it is read no
+   * more, and the next view of the term grows from it (cachedList).
+   */
+  appended: boolean;
 }
 
 /** The BM25F sum of a query's own terms, shared by the strategies of one search (Corpus.topBm25f). */
@@ -227,6 +240,8 @@ export class Corpus {
    * terms an add or remove touches.
    */
   private readonly lists = new Map<string, CachedList>();
+  /** The views made at this version that grew from another (cachedList), to let go of it at the next change. */
+  private readonly growing: CachedList[] = [];
   /** The last sum of leading weight-1 terms, kept while the corpus, shape and filter are unchanged. */
   private shared: SharedSum | undefined;
   /** Average field lengths (1 for an empty field) at corpus version `averagesVersion`. */
@@ -368,7 +383,16 @@ export class Corpus {
       } else if (needed > capacity) grow(postings, Math.max(needed, capacity * 2));
       this.stampDf(termId);
       // No views exist while an index is first built: skip the hash lookup per term.
-      if (this.lists.size > 0) this.lists.delete(this.termsById[termId]!);
+      if (this.lists.size > 0) {
+        // The term's postings only grow at the end (ids ascend above every id), so what its
+        // view kept per posting still holds for them: the next view extends it (cachedList).
+        // The tfs are of the averages before this add: dropped now.
+        const list = this.lists.get(this.termsById[termId]!);
+        if (list !== undefined && !list.appended) {
+          list.appended = true;
+          list.tfs.identifier = list.tfs.keywords = list.tfs.natural = undefined;
+        }
+      }
     }
     // A new term's postings are written straight into the shared arrays at its cursor, its
     // document's earlier field told by lastDoc: no read of the term's record and views per
@@ -522,6 +546,11 @@ export class Corpus {
   private nextVersion(): void {
     this.version++;
     this.changedNow = [];
+    // A view keeps the one it grew from for the version it was made at (PostingList.grownFrom):
+    // its readers extend what they kept in the first searches after the add, and none holds
+    // the older arrays past the next change.
+    for (const list of this.growing) list.grownFrom = undefined;
+    this.growing.length = 0;
   }
 
   /** The term's document frequency changed in this version's change. */
@@ -599,12 +628,17 @@ export class Corpus {
   }
 
   private cachedList(term: string): CachedList | undefined {
-    let list = this.lists.get(term);
-    if (list) return list;
+    const known = this.lists.get(term);
+    if (known !== undefined && !known.appended) return known;
     const termId = this.termIds.get(term);
     const postings = termId === undefined ? undefined : this.byTerm[termId];
     if (!postings) return undefined;
-    list = {
+    // A view appended to since it was made: the new one grows from it, or, when it was never
+    // read, from the view it grew from (what that kept still holds: only appends since).
+    let grownFrom = known;
+    if (known !== undefined && known.termsBackoffs === -1) grownFrom = known.grownFrom;
+    if (known !== undefined) known.grownFrom = undefined;
+    const list: CachedList = {
       ids: postings.length === 0 ? EMPTY_IDS : postings.ids.subarray(0, postings.length),
       packed: postings.packed.subarray(0, postings.length),
       // Every property from the start, each shape's too: a list given one later, or shapes
@@ -615,7 +649,10 @@ export class Corpus {
       termCodes: undefined,
       termLengths: undefined,
       termsBackoffs: -1,
+      grownFrom,
+      appended: false,
     };
+    if (grownFrom !== undefined) this.growing.push(list);
     this.lists.set(term, list);
     return list;
   }
@@ -893,8 +930,16 @@ export class Corpus {
   private listTerms(list: CachedList, backoffs: number): void {
     const { ids, packed } = list;
     const lengths = this.lengths;
-    let size = 0;
-    for (let i = 0; i < packed.length; i++) {
+    // A list grown from another by appended postings (cachedList) keeps that one's entries for
+    // its first postings, when made for the same backoffs, and adds those of the rest: the
+    // lists of the common terms an added tool holds were made again whole in the first search
+    // after it. compare.ts's protocol at 10k tools (20 runs, load 4-6): this making per first
+    // search, mean 0.043 -> 0.007 ms, 90th percentile 0.140 -> 0.017 ms (a normal search: ~0.23).
+    const from = list.grownFrom;
+    const start = from !== undefined && from.termsBackoffs === backoffs ? from.ids.length : 0;
+    const kept = start === 0 ? 0 : from!.termCodes!.length;
+    let size = kept;
+    for (let i = start; i < packed.length; i++) {
       const value = packed[i]!;
       const low = value & LOW_MASK;
       size += fieldsIn(low) + fieldsIn((value - low) * HIGH_SCALE);
@@ -905,8 +950,12 @@ export class Corpus {
     }
     const codes = new Uint16Array(size);
     const out = new Int32Array(size);
-    let at = 0;
-    for (let i = 0; i < packed.length; i++) {
+    if (kept > 0) {
+      codes.set(from!.termCodes!);
+      out.set(from!.termLengths!);
+    }
+    let at = kept;
+    for (let i = start; i < packed.length; i++) {
       const row = ids[i]! * FIELDS;
       const value = packed[i]!;
       const low = value & LOW_MASK;

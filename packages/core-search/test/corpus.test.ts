@@ -519,6 +519,57 @@ describe('Corpus', () => {
     expect(scoresOf(corpus)).toEqual(freshOf(plain));
   });
 
+  it('extends a list read before an add that appended to it, and makes it again when a backoff came on', () => {
+    // The searched terms are in each added tool, so each add appends to their lists: the next
+    // view grows from the one read before (its entries kept for the first postings) while the
+    // backoffs stay as they were, and is made whole when the add turned one on.
+    const tool = (id: number, extra: { examples?: string[] } = {}) => ({
+      name: `rain_${id}`,
+      description: `Rain ${id % 2 === 0 ? 'radar' : 'forecast'} for a city${id % 3 === 0 ? ' and its rain' : ''}.`,
+      ...extra,
+    });
+    const plain = Array.from({ length: 6 }, (_, id) => analyzeTool(tool(id), id));
+    const query = [
+      { term: 'rain', weight: 1 },
+      { term: 'citi', weight: 1 },
+      { term: 'radar', weight: 0.5 },
+    ];
+    const shapes = ['identifier', 'keywords', 'natural'] as const;
+    const scoresOf = (corpus: Corpus) => shapes.map((shape) => corpus.bm25f(query, undefined, shape).top(20));
+    const corpus = new Corpus();
+    const live = [...plain];
+    corpus.add(plain);
+    const check = () => {
+      const fresh = new Corpus();
+      fresh.add(live);
+      expect(scoresOf(corpus)).toEqual(scoresOf(fresh));
+    };
+    check();
+    const add = (doc: ReturnType<typeof analyzeTool>) => {
+      const before = corpus.postingList('rain')!;
+      corpus.add([doc]);
+      live.push(doc);
+      const after = corpus.postingList('rain')!;
+      expect(after.grownFrom).toBe(before);
+      expect([...after.ids.subarray(0, before.ids.length)]).toEqual([...before.ids]);
+      check();
+    };
+    add(analyzeTool(tool(6), 6)); // no backoff on before or after: extended
+    add(analyzeTool(tool(7, { examples: ['will it rain in the city'] }), 7)); // phrasings' backoff on
+    add(analyzeTool(tool(8), 8)); // extended, with phrasings' backoff entries
+    add(analyzeTool(tool(9), 9, { learned: ['rain radar'] })); // learned's backoff on
+    add(analyzeTool(tool(10), 10));
+    corpus.remove([live[3]!]);
+    live.splice(3, 1);
+    expect(corpus.postingList('rain')!.grownFrom).toBeUndefined(); // a remove: made again
+    check();
+    add(analyzeTool(tool(11), 11));
+    corpus.add([analyzeTool({ name: 'stocks', description: 'Stock quotes.' }, 12)]);
+    live.push(analyzeTool({ name: 'stocks', description: 'Stock quotes.' }, 12));
+    expect(corpus.postingList('rain')!.grownFrom).toBeUndefined(); // let go at the next change
+    check();
+  });
+
   it('keeps TF-IDF norms equal to a direct computation through adds, removes and a reused id', () => {
     // |d| = sqrt(sum over the doc's terms of (log(1 + tf) * (ln((N + 1) / (df + 1)) + 1))^2)
     const direct = (corpus: Corpus, doc: (typeof docs)[number]) => {

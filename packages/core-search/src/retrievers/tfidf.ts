@@ -52,9 +52,18 @@ const weightsByList: Record<QueryShape, WeakMap<PostingList, ListWeights>> = {
 function listWeights(list: PostingList, shape: QueryShape): ListWeights {
   let weights = weightsByList[shape].get(list);
   if (!weights) {
-    const { packed } = list;
+    const { packed, grownFrom } = list;
     const logTfs = new Float64Array(packed.length);
-    for (let i = 0; i < packed.length; i++) logTfs[i] = logTf(packed[i]!, shape);
+    // A list grown by appended postings (an add): the logTfs of the list it grew from hold
+    // for its first postings (a logTf is of the packed count alone).
+    const before = grownFrom === undefined ? undefined : weightsByList[shape].get(grownFrom);
+    let start = 0;
+    if (before !== undefined) {
+      logTfs.set(before.logTfs);
+      start = before.logTfs.length;
+      weightsByList[shape].delete(grownFrom!);
+    }
+    for (let i = start; i < packed.length; i++) logTfs[i] = logTf(packed[i]!, shape);
     weights = { logTfs, shares: undefined, version: -1, norms: undefined, filled: false };
     weightsByList[shape].set(list, weights);
   }
