@@ -15,6 +15,12 @@ const docs = [
   analyzeTool({ name: 'stocks', description: 'Stock quotes.' }, 2),
 ];
 
+/** The top `limit` of bm25f(query) in each query shape. */
+const bm25fByShape = (corpus: Corpus, query: { term: string; weight: number }[], limit: number) =>
+  (['identifier', 'keywords', 'natural'] as const).map((shape) =>
+    corpus.bm25f(query, undefined, shape).top(limit),
+  );
+
 /** Every term's postings, by term. */
 const postingsOf = (corpus: Corpus) =>
   [...corpus.terms()].sort().map((term) => {
@@ -452,8 +458,7 @@ describe('Corpus', () => {
       { term: 'forecast', weight: 0.7 },
       { term: 'rain', weight: 0.4 },
     ];
-    const shapes = ['identifier', 'keywords', 'natural'] as const;
-    const scoresOf = (corpus: Corpus) => shapes.map((shape) => corpus.bm25f(query, undefined, shape).top(50));
+    const scoresOf = (corpus: Corpus) => bm25fByShape(corpus, query, 50);
     const live = new Map<number, ReturnType<typeof docOf>>();
     const corpus = new Corpus();
     const check = () => {
@@ -499,8 +504,7 @@ describe('Corpus', () => {
       { term: 'rain', weight: 1 },
       { term: 'forecast', weight: 0.5 },
     ];
-    const shapes = ['identifier', 'keywords', 'natural'] as const;
-    const scoresOf = (corpus: Corpus) => shapes.map((shape) => corpus.bm25f(query, undefined, shape).top(10));
+    const scoresOf = (corpus: Corpus) => bm25fByShape(corpus, query, 10);
     const freshOf = (live: ReturnType<typeof analyzeTool>[]) => {
       const fresh = new Corpus();
       fresh.add(live);
@@ -534,8 +538,7 @@ describe('Corpus', () => {
       { term: 'citi', weight: 1 },
       { term: 'radar', weight: 0.5 },
     ];
-    const shapes = ['identifier', 'keywords', 'natural'] as const;
-    const scoresOf = (corpus: Corpus) => shapes.map((shape) => corpus.bm25f(query, undefined, shape).top(20));
+    const scoresOf = (corpus: Corpus) => bm25fByShape(corpus, query, 20);
     const corpus = new Corpus();
     const live = [...plain];
     corpus.add(plain);
