@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { analyzeTool } from '../src/analysis/document.js';
 import { analyzeQuery } from '../src/analysis/query.js';
 import { ToolSearch } from '../src/index.js';
+import { KeyTable } from '../src/retrieval/key-table.js';
 import type { IndexedDoc } from '../src/retriever.js';
-import { oneEditApart } from '../src/retrievers/exact.js';
+import { createExactRetriever, oneEditApart } from '../src/retrievers/exact.js';
 import { charNgrams, createNgramRetriever } from '../src/retrievers/ngram.js';
 import { engine, TOOLS, top } from './helpers.js';
 
@@ -377,6 +378,36 @@ describe('exact', () => {
       ['wiki search_pages', 'Ｗｉｋｉ__search_pages'],
     ] as const)
       expect(await pinned(query), query).toEqual([name]);
+  });
+
+  it('saves keys by first id, then bytes, each with its ids ascending, however they were added', () => {
+    const tools = [
+      { name: 'a__create_issue' },
+      { name: 'create_issue', toolset: 'a', title: 'Open' },
+      { name: 'b__create_issue', title: 'a create issue' },
+      { name: 'é__créer' },
+    ];
+    const docs = new Map<number, IndexedDoc>(tools.map((tool, id) => [id, analyzeTool(tool, id)]));
+    const exact = createExactRetriever({ docs });
+    exact.add([...docs.values()]);
+    // Re-indexed under its id (as addPhrasings does): its id comes last in its keys' lists.
+    exact.remove([0]);
+    exact.add([docs.get(0)!]);
+    const dense = Int32Array.from(tools.keys());
+    const { keys, keyStarts, slots, starts, ids } = exact.exportState!(dense)!.arrays as Record<
+      string,
+      Int32Array
+    > & { keys: Uint8Array };
+    const listed = new KeyTable({ keys, starts: keyStarts!, slots: slots! }, 'test').allKeys();
+    const idsOf = (k: number) => Array.from(ids!.subarray(starts![k], starts![k + 1]));
+    expect(listed.map((key, k) => [key, idsOf(k)])).toEqual([
+      ['acreateissue', [0, 1, 2]],
+      ['createissue', [0, 1, 2]],
+      ['open', [1]],
+      ['bcreateissue', [2]],
+      ['créer', [3]],
+      ['écréer', [3]],
+    ]);
   });
 
   it('does not pin a near miss, and ignores typos in short names', async () => {

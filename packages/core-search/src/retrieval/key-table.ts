@@ -33,29 +33,145 @@ function hashOf(bytes: Uint8Array, from: number, to: number): number {
 
 /** The table of `keys` (distinct), key k numbered k. */
 export function buildKeyTable(keys: readonly string[]): KeyTableArrays {
-  // Written into one buffer as large as the keys could be (3 bytes a UTF-16 unit at most),
-  // then copied to its size: an encode() per key made ~340k arrays for the ~100k-tool index.
-  let most = 0;
-  for (const key of keys) most += key.length * 3;
-  const scratch = Buffer.allocUnsafe(most);
-  const starts = new Int32Array(keys.length + 1);
+  const { bytes, starts } = writeKeys(keys);
+  const hashes = new Int32Array(keys.length);
+  for (let k = 0; k < keys.length; k++) hashes[k] = hashOf(bytes, starts[k]!, starts[k + 1]!);
+  return { keys: bytes, starts, slots: slotsOf(hashes) };
+}
+
+/**
+ * Keys given in two parts, key i being `heads[i] + tails[i]`, written as UTF-8 part by part
+ * and numbered, each distinct key once, in order of first appearance. Why: the exact
+ * retriever holds most of its keys as a server's key and a bare name's key, and joining each
+ * pair as a string to save it cost more than the rest of its save. Ordered by
+ * `compareNumberedKeys`, made a table by `orderedKeyTable`.
+ */
+export interface NumberedKeys {
+  /** The given keys' bytes, key after key; given key i spans [starts[i], starts[i + 1]). */
+  bytes: Uint8Array;
+  starts: Int32Array;
+  /** Given key i's hash, and its number (the same for equal keys). */
+  hashes: Int32Array;
+  numbers: Int32Array;
+  /** firsts[n]: the first given key numbered n (so the count of distinct keys is its length). */
+  firsts: Int32Array;
+}
+
+export function numberKeys(heads: readonly string[], tails: readonly string[]): NumberedKeys {
+  const { bytes, starts } = writeKeys(heads, tails);
+  const count = heads.length;
+  const hashes = new Int32Array(count);
+  const numbers = new Int32Array(count);
+  const firsts: number[] = [];
+  // Given keys by hash, each slot the first given key of its bytes: equal bytes, one number.
+  const slots = new Int32Array(tableSize(count)).fill(-1);
+  const mask = slots.length - 1;
+  for (let i = 0; i < count; i++) {
+    const hash = hashOf(bytes, starts[i]!, starts[i + 1]!) | 0;
+    hashes[i] = hash;
+    for (let at = hash & mask; ; at = (at + 1) & mask) {
+      const first = slots[at]!;
+      if (first === -1) {
+        slots[at] = i;
+        numbers[i] = firsts.length;
+        firsts.push(i);
+        break;
+      }
+      if (hashes[first] === hash && compareGiven(bytes, starts, first, i) === 0) {
+        numbers[i] = numbers[first]!;
+        break;
+      }
+    }
+  }
+  return { bytes, starts, hashes, numbers, firsts: Int32Array.from(firsts) };
+}
+
+/** Distinct keys a and b (numbers) compared by their bytes (UTF-8 order is code point order). */
+export function compareNumberedKeys(keys: NumberedKeys, a: number, b: number): number {
+  return compareGiven(keys.bytes, keys.starts, keys.firsts[a]!, keys.firsts[b]!);
+}
+
+function compareGiven(bytes: Uint8Array, starts: Int32Array, a: number, b: number): number {
+  const fromA = starts[a]!;
+  const lengthA = starts[a + 1]! - fromA;
+  const fromB = starts[b]!;
+  const lengthB = starts[b + 1]! - fromB;
+  for (let i = 0; i < lengthA && i < lengthB; i++) {
+    const diff = bytes[fromA + i]! - bytes[fromB + i]!;
+    if (diff !== 0) return diff;
+  }
+  return lengthA - lengthB;
+}
+
+/** The table of the distinct keys, key k being the one numbered `order[k]`. */
+export function orderedKeyTable(numbered: NumberedKeys, order: Int32Array): KeyTableArrays {
+  const { bytes, starts: given, hashes: givenHashes, firsts } = numbered;
   let total = 0;
-  for (let k = 0; k < keys.length; k++) {
-    total += scratch.write(keys[k]!, total);
+  for (const n of order) total += given[firsts[n]! + 1]! - given[firsts[n]!]!;
+  const keys = new Uint8Array(total);
+  const starts = new Int32Array(order.length + 1);
+  const hashes = new Int32Array(order.length);
+  for (let k = 0; k < order.length; k++) {
+    const i = firsts[order[k]!]!;
+    keys.set(bytes.subarray(given[i]!, given[i + 1]!), starts[k]!);
+    starts[k + 1] = starts[k]! + given[i + 1]! - given[i]!;
+    hashes[k] = givenHashes[i]!;
+  }
+  return { keys, starts, slots: slotsOf(hashes) };
+}
+
+/**
+ * Keys (`heads[i] + tails[i]` when tails are given) as UTF-8 back to back, with their starts,
+ * written into one buffer as large as the keys could be (3 bytes a UTF-16 unit at most), then
+ * copied to its size: an encode() per key made ~340k arrays for the ~100k-tool index. ASCII
+ * is copied by a loop, a call to Buffer.write per string cost more than the loop over its
+ * characters.
+ */
+function writeKeys(
+  heads: readonly string[],
+  tails?: readonly string[],
+): { bytes: Uint8Array; starts: Int32Array } {
+  let most = 0;
+  for (const key of heads) most += key.length * 3;
+  if (tails) for (const key of tails) most += key.length * 3;
+  const scratch = Buffer.allocUnsafe(most);
+  const starts = new Int32Array(heads.length + 1);
+  let total = 0;
+  for (let k = 0; k < heads.length; k++) {
+    total = writeUtf8(scratch, heads[k]!, total);
+    if (tails) total = writeUtf8(scratch, tails[k]!, total);
     starts[k + 1] = total;
   }
-  const data = new Uint8Array(scratch.subarray(0, total));
-  // At most half full: a missing key's probe ends within a slot or two.
+  return { bytes: new Uint8Array(scratch.subarray(0, total)), starts };
+}
+
+/** Writes `text` as UTF-8 at `at` of `into`; where it ends. */
+function writeUtf8(into: Buffer, text: string, at: number): number {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return at + into.write(text, at);
+    into[at + i] = code;
+  }
+  return at + text.length;
+}
+
+/** At least twice the keys, a power of two: a missing key's probe ends within a slot or two. */
+function tableSize(count: number): number {
   let size = 2;
-  while (size < 2 * keys.length + 1) size *= 2;
-  const slots = new Int32Array(size).fill(-1);
-  const mask = size - 1;
-  for (let k = 0; k < keys.length; k++) {
-    let at = hashOf(data, starts[k]!, starts[k + 1]!) & mask;
+  while (size < 2 * count + 1) size *= 2;
+  return size;
+}
+
+/** The open-addressing slots of distinct keys by their hashes: key numbers, -1 for none. */
+function slotsOf(hashes: Int32Array): Int32Array {
+  const slots = new Int32Array(tableSize(hashes.length)).fill(-1);
+  const mask = slots.length - 1;
+  for (let k = 0; k < hashes.length; k++) {
+    let at = hashes[k]! & mask;
     while (slots[at] !== -1) at = (at + 1) & mask;
     slots[at] = k;
   }
-  return { keys: data, starts, slots };
+  return slots;
 }
 
 export class KeyTable {
