@@ -33,10 +33,11 @@ function hashOf(bytes: Uint8Array, from: number, to: number): number {
 
 /** The table of `keys` (distinct), key k numbered k. */
 export function buildKeyTable(keys: readonly string[]): KeyTableArrays {
-  const { bytes, starts } = writeKeys(keys);
-  const hashes = new Int32Array(keys.length);
-  for (let k = 0; k < keys.length; k++) hashes[k] = hashOf(bytes, starts[k]!, starts[k + 1]!);
-  return { keys: bytes, starts, slots: slotsOf(hashes) };
+  const numbered = numberKeys(
+    keys,
+    keys.map(() => ''),
+  );
+  return orderedKeyTable(numbered, Int32Array.from(numbered.firsts.keys()));
 }
 
 /**
@@ -121,7 +122,7 @@ export function orderedKeyTable(numbered: NumberedKeys, order: Int32Array): KeyT
 }
 
 /**
- * Keys (`heads[i] + tails[i]` when tails are given) as UTF-8 back to back, with their starts,
+ * Keys (`heads[i] + tails[i]`) as UTF-8 back to back, with their starts,
  * written into one buffer as large as the keys could be (3 bytes a UTF-16 unit at most), then
  * copied to its size: an encode() per key made ~340k arrays for the ~100k-tool index. ASCII
  * is copied by a loop, a call to Buffer.write per string cost more than the loop over its
@@ -129,17 +130,17 @@ export function orderedKeyTable(numbered: NumberedKeys, order: Int32Array): KeyT
  */
 function writeKeys(
   heads: readonly string[],
-  tails?: readonly string[],
+  tails: readonly string[],
 ): { bytes: Uint8Array; starts: Int32Array } {
   let most = 0;
   for (const key of heads) most += key.length * 3;
-  if (tails) for (const key of tails) most += key.length * 3;
+  for (const key of tails) most += key.length * 3;
   const scratch = Buffer.allocUnsafe(most);
   const starts = new Int32Array(heads.length + 1);
   let total = 0;
   for (let k = 0; k < heads.length; k++) {
     total = writeUtf8(scratch, heads[k]!, total);
-    if (tails) total = writeUtf8(scratch, tails[k]!, total);
+    total = writeUtf8(scratch, tails[k]!, total);
     starts[k + 1] = total;
   }
   return { bytes: new Uint8Array(scratch.subarray(0, total)), starts };
