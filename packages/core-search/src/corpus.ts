@@ -950,9 +950,8 @@ export class Corpus {
       const low = value & LOW_MASK;
       size += fieldsIn(low) + fieldsIn((value - low) * HIGH_SCALE);
       if (((low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT) === 0) continue;
-      const row = ids[i]! * FIELDS;
       for (let k = 0; k < BACKOFF_FIELDS.length; k++)
-        if ((backoffs & (1 << k)) !== 0 && lengths[row + BACKOFF_FIELDS[k]!] === 0) size++;
+        if (this.takesBackoff(ids[i]! * FIELDS, k, backoffs)) size++;
     }
     const codes = new Uint16Array(size);
     const out = new Int32Array(size);
@@ -982,7 +981,7 @@ export class Corpus {
       const description = (low >>> (DESCRIPTION * FIELD_BITS)) & MAX_FIELD_COUNT;
       if (description !== 0) {
         for (let k = 0; k < BACKOFF_FIELDS.length; k++) {
-          if ((backoffs & (1 << k)) === 0 || lengths[row + BACKOFF_FIELDS[k]!] !== 0) continue;
+          if (!this.takesBackoff(row, k, backoffs)) continue;
           codes[at] = ((FIELDS + k) << FIELD_BITS) | description;
           out[at++] = lengths[row + DESCRIPTION]!;
         }
@@ -992,6 +991,15 @@ export class Corpus {
     list.termCodes = codes;
     list.termLengths = out;
     list.termsBackoffs = backoffs;
+  }
+
+  /**
+   * Whether the document at `row` (its id x FIELDS) counts its description again by backoff k:
+   * the backoff is on (bit k of `backoffs`) and the document leaves BACKOFF_FIELDS[k] empty.
+   * listTerms sizes its entries and writes them by this one rule.
+   */
+  private takesBackoff(row: number, k: number, backoffs: number): boolean {
+    return (backoffs & (1 << k)) !== 0 && this.lengths[row + BACKOFF_FIELDS[k]!] === 0;
   }
 
   /** averageLength of each field, 1 for an empty one, computed once per corpus version. */
