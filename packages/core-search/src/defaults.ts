@@ -148,6 +148,16 @@ export const DEFAULTS = {
      * updbench.mts): none 249 + 59, 4 slots 141 + 84, 8: 145 + 102, 16: 136 + 115.
      */
     denseTerms: { slots: 4, minDf: 1024 },
+    /**
+     * Significant bits of the document count and document frequencies the norms weigh by
+     * (retrieval/grid.ts; the query's weights take them exact). A count below 2^bits is
+     * exact, a larger one moves in steps of about 2^-bits of itself, so one add() seldom
+     * moves a common term's c(t) (the norms of all its documents) or A (every norm): the
+     * first search after it repairs the shares of the few documents whose norms moved
+     * instead of reading a new norm per posting. Rankings and recall: DESIGN.md, "After an
+     * add(): norms on a grid".
+     */
+    normGridBits: 5,
   },
 
   /** Everyday requests attached to a tool (its `examples`/`phrasings`, addPhrasings, the pack). */

@@ -4,6 +4,7 @@ import { analyzeQuery } from '../src/analysis/query.js';
 import { Corpus, FIELD_RADIX, fieldCount, uniqueTerms, weightedTf } from '../src/corpus.js';
 import { DEFAULTS, FIELD_NAMES } from '../src/defaults.js';
 import { analyzeTool } from '../src/internals.js';
+import { onGrid } from '../src/retrieval/grid.js';
 import { literalWeight } from '../src/retrieval/literal-weight.js';
 import { Vocabulary } from '../src/retrieval/vocabulary.js';
 import { IncrementalNorms } from '../src/retrievers/tfidf.js';
@@ -621,6 +622,58 @@ describe('Corpus', () => {
     corpus.add([{ ...twin(8), name: 'twin5', fields: twin(5).fields }]);
     const values = norms.refresh();
     expect(values[8]).toBe(values[5]);
+  });
+
+  it('keeps TF-IDF norms on the grid, and an add that moves no count on it moves no other norm', () => {
+    const bits = 2; // counts from 4 on in steps: 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, ...
+    // |d| as above, with N and each df on the grid.
+    const direct = (corpus: Corpus, doc: (typeof docs)[number]) => {
+      const tfs = new Map<string, number>();
+      FIELD_NAMES.forEach((field, f) => {
+        for (const term of doc.fields[field]) tfs.set(term, (tfs.get(term) ?? 0) + FIELD_RADIX ** f);
+      });
+      let sum = 0;
+      for (const [term, packed] of tfs) {
+        const idf = Math.log((onGrid(corpus.size, bits) + 1) / (onGrid(corpus.df(term), bits) + 1)) + 1;
+        sum += (Math.log1p(weightedTf(packed)) * idf) ** 2;
+      }
+      return Math.sqrt(sum);
+    };
+    // Every tool shares "weather" and "report"; each has a word of its own.
+    const word = (i: number) =>
+      `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`;
+    const tool = (id: number) =>
+      analyzeTool({ name: `report_${word(id)}`, description: `Weather report ${word(id)}.` }, id);
+    const corpus = new Corpus();
+    const norms = new IncrementalNorms(corpus, 'keywords', DEFAULTS.tfidf.denseTerms, bits);
+    const live: (typeof docs)[number][] = [];
+    let quiet = 0;
+    let moved = 0;
+    for (let id = 0; id < 40; id++) {
+      const before = norms.refresh();
+      const changedBefore = norms.changedAt.slice();
+      const allMovedBefore = norms.allMovedAt;
+      const doc = tool(id);
+      corpus.add([doc]);
+      live.push(doc);
+      const values = norms.refresh();
+      for (const d of live) expect(values[d.id]).toBeCloseTo(direct(corpus, d), 6);
+      // No count on the grid moved but the new tool's own words': the others' norms stay, unmarked.
+      const shared = [...new Set(FIELD_NAMES.flatMap((field) => doc.fields[field]))].filter(
+        (term) => corpus.df(term) > 1,
+      );
+      const still = (n: number) => onGrid(n - 1, bits) === onGrid(n, bits);
+      if (still(corpus.size) && shared.every((term) => still(corpus.df(term)))) {
+        quiet++;
+        expect(norms.allMovedAt).toBe(allMovedBefore);
+        for (const d of live.slice(0, -1)) {
+          expect(values[d.id]).toBe(before[d.id]);
+          expect(norms.changedAt[d.id]).toBe(changedBefore[d.id]);
+        }
+      } else moved++;
+    }
+    expect(quiet).toBeGreaterThan(10);
+    expect(moved).toBeGreaterThan(5);
   });
 
   it('keeps the terms in most documents apart without changing a norm', () => {

@@ -6,7 +6,7 @@ import { KeyTable } from '../src/retrieval/key-table.js';
 import type { IndexedDoc } from '../src/retriever.js';
 import { createExactRetriever, oneEditApart } from '../src/retrievers/exact.js';
 import { charNgrams, createNgramRetriever } from '../src/retrievers/ngram.js';
-import { engine, TOOLS, top } from './helpers.js';
+import { engine, REGISTRY_TOOLS, TOOLS, top } from './helpers.js';
 
 const search = engine();
 
@@ -61,6 +61,32 @@ describe('tfidf (cosine)', () => {
       const fresh = engine({ tools: TOOLS.slice(0, size) });
       for (let pass = 0; pass < 3; pass++)
         for (const query of queries) expect(await scored(growing, query)).toEqual(await scored(fresh, query));
+    }
+  });
+
+  it("repairs the shares it kept across adds that move no norm on the grid but the new tools'", async () => {
+    // 200 tools: N and the common terms' document frequencies are on the grid's steps
+    // (DEFAULTS.tfidf.normGridBits), so most single adds move neither A nor a common term's
+    // c(t): a list's shares from before are kept, the new tool's posting (appended) and the
+    // documents whose norms moved made again. Each search must score as a fresh build.
+    const raw = async (engine: ToolSearch, query: string) =>
+      (await engine.search(query, { strategies: ['tfidf'], limit: 30, explain: true })).explain!.perStrategy;
+    const base = REGISTRY_TOOLS.slice(0, 200);
+    const added = REGISTRY_TOOLS.slice(200, 224);
+    const growing = new ToolSearch({ tools: base, embedding: false });
+    const live = [...base];
+    // Each added tool's own description is a query its words reach.
+    const queries = [
+      'list the files in a directory',
+      'search the web',
+      ...added.map((t) => t.description ?? t.name),
+    ];
+    for (const query of queries) await growing.search(query, { strategies: ['tfidf'] });
+    for (const tool of added) {
+      growing.add([tool]);
+      live.push(tool);
+      const fresh = new ToolSearch({ tools: live, embedding: false });
+      for (const query of queries) expect(await raw(growing, query)).toEqual(await raw(fresh, query));
     }
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../src/defaults.js';
 import type { Embedder } from '../src/embedding/types.js';
 import { ToolSearch, ToolSearchError } from '../src/index.js';
 import { SavedFile } from '../src/saved-file.js';
@@ -366,6 +367,43 @@ describe('load from a file, in parts (SavedFile)', () => {
     writeFileSync(path, bytes);
     return SavedFile.open(path);
   };
+
+  it("takes TF-IDF's norm sums only from a file on its own grid", async () => {
+    // The sums hold each term's c(t) on the grid (DEFAULTS.tfidf.normGridBits): a file saved on
+    // another grid, or from before the grid (no bits), has its norms made again from the postings.
+    const tfidf = DEFAULTS.tfidf as { normGridBits: number };
+    const bits = tfidf.normGridBits;
+    let coarse: Uint8Array;
+    try {
+      tfidf.normGridBits = 2;
+      coarse = new ToolSearch({ tools: registry.tools, embedding: false }).toBytes();
+    } finally {
+      tfidf.normGridBits = bits;
+    }
+    const fresh = new ToolSearch({ tools: registry.tools, embedding: false });
+    const tfidfOnly = async (search: ToolSearch) => {
+      const out = [];
+      for (const query of QUERIES)
+        out.push(
+          (await search.search(query, { strategies: ['tfidf'], limit: 20, explain: true })).explain!
+            .perStrategy,
+        );
+      return out;
+    };
+    const load = (bytes: Uint8Array) => ToolSearch.load(bytes, { embedding: false });
+    const retag = (meta: unknown) =>
+      forge(coarse, {
+        header: (header) => {
+          (header as unknown as { retrievers: Record<string, { meta?: unknown }> }).retrievers.tfidf!.meta =
+            meta;
+        },
+      });
+    expect(await tfidfOnly(load(coarse))).toEqual(await tfidfOnly(fresh));
+    expect(await tfidfOnly(load(retag(undefined)))).toEqual(await tfidfOnly(fresh));
+    // The check is what keeps them out: the same sums, labelled with this grid, are taken, and differ.
+    expect(await tfidfOnly(load(retag({ normGridBits: bits })))).not.toEqual(await tfidfOnly(fresh));
+    expect(await tfidfOnly(load(fresh.toBytes()))).toEqual(await tfidfOnly(fresh));
+  });
 
   it('ranks exactly as the bytes in memory do, and saves again byte for byte', async () => {
     const original = engine({ synonyms: { meteo: ['weather'] } });

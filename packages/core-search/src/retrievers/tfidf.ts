@@ -1,6 +1,7 @@
 import { type Corpus, grownTo, type PostingList, type StoredPostings, weightedTf } from '../corpus.js';
 import { DEFAULTS } from '../defaults.js';
 import type { RetrieverContext } from '../retrieval/context.js';
+import { onGrid } from '../retrieval/grid.js';
 import { literalWeight } from '../retrieval/literal-weight.js';
 import { PackedMemo } from '../retrieval/packed-memo.js';
 import type { AnalyzedQuery, Retriever, SavedState } from '../retriever.js';
@@ -28,21 +29,24 @@ function logTf(packed: number, shape: QueryShape): number {
 
 /**
  * Per posting list and query shape: logTf of each posting (lists never change: a change
- * makes a new one), and what each posting adds to its document's score for a query that
- * holds the term once, (q x logTf) / norm, valid while the corpus stays at `version` (every
- * change moves every norm). Read as they are, the norms cost two reads per posting, at
- * random in arrays as long as the corpus, where the shares are read in order: at ~100k
- * tools, the 30 latency queries, search p50 CPU 0.87-0.94x, per-query medians 0.94-0.96x;
- * compare.ts's 10k window 0.97-0.99x (old and new sources interleaved in one process,
- * load 3-8). 8 bytes a posting of the lists searched, per shape.
+ * makes a new one), and what each posting adds to its document's score per unit of the
+ * query term's weight q, logTf / norm (`shares`). q holds the idf the query weighs by (it
+ * moves with every add) and is applied per list as the shares are summed; the shares move
+ * only with the norms they divide by, which are on the statistics' grid (IncrementalNorms):
+ * after an add() a list's shares are repaired for the documents whose norms moved since
+ * they were made (`filledAt`), and made again whole only when every norm moved. Read as
+ * they are, the norms cost two reads per posting, at random in arrays as long as the
+ * corpus, where the shares are read in order: at ~100k tools, the 30 latency queries,
+ * search p50 CPU 0.87-0.94x, per-query medians 0.94-0.96x; compare.ts's 10k window
+ * 0.97-0.99x (old and new sources interleaved in one process, load 3-8). 8 bytes a posting
+ * of the lists searched, per shape.
  */
 interface ListWeights {
   logTfs: Float64Array;
   shares: Float64Array | undefined;
-  /** The corpus version and the norms the term was last searched at, and whether `shares` hold them. */
-  version: number;
+  /** The norms the shares divide by, and their update the shares were made or repaired at. */
   norms: IncrementalNorms | undefined;
-  filled: boolean;
+  filledAt: number;
 }
 const weightsByList: Record<QueryShape, WeakMap<PostingList, ListWeights>> = {
   identifier: new WeakMap(),
@@ -55,22 +59,57 @@ function listWeights(list: PostingList, shape: QueryShape): ListWeights {
     const { packed, grownFrom } = list;
     const logTfs = new Float64Array(packed.length);
     // A list grown by appended postings (an add): the logTfs of the list it grew from hold
-    // for its first postings (a logTf is of the packed count alone).
+    // for its first postings (a logTf is of the packed count alone), and so do its shares
+    // where their documents' norms did not move; the appended documents' norms are new, so
+    // the repair in currentShares makes theirs.
     const before = grownFrom === undefined ? undefined : weightsByList[shape].get(grownFrom);
     let start = 0;
+    let shares: Float64Array | undefined;
     if (before !== undefined) {
       logTfs.set(before.logTfs);
       start = before.logTfs.length;
       weightsByList[shape].delete(grownFrom!);
+      if (before.shares !== undefined) {
+        shares = new Float64Array(packed.length);
+        shares.set(before.shares);
+      }
     }
     for (let i = start; i < packed.length; i++) logTfs[i] = logTf(packed[i]!, shape);
-    weights = { logTfs, shares: undefined, version: -1, norms: undefined, filled: false };
+    weights = shares
+      ? { logTfs, shares, norms: before!.norms, filledAt: before!.filledAt }
+      : { logTfs, shares: undefined, norms: undefined, filledAt: -1 };
     weightsByList[shape].set(list, weights);
   }
   return weights;
 }
 
-/** Smoothed idf, as in the classic vector-space model, of a term in `df` documents. */
+/**
+ * A list's shares (logTf / norm per posting) as of the norms' last update: kept when no norm
+ * of its documents moved since they were made, repaired for the documents whose norms did,
+ * made whole when every norm moved (A or a dense term stepped on the grid) or the first time.
+ */
+function currentShares(listed: ListWeights, ids: Int32Array, norms: IncrementalNorms): Float64Array {
+  const tfs = listed.logTfs;
+  let shares = listed.shares;
+  if (shares !== undefined && listed.norms === norms && listed.filledAt >= norms.allMovedAt) {
+    if (listed.filledAt === norms.updates) return shares;
+    const { changedAt } = norms;
+    const since = listed.filledAt;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (changedAt[id]! > since) shares[i] = tfs[i]! / (norms.norm(id) || 1);
+    }
+  } else {
+    shares ??= new Float64Array(ids.length);
+    for (let i = 0; i < ids.length; i++) shares[i] = tfs[i]! / (norms.norm(ids[i]!) || 1);
+    listed.shares = shares;
+    listed.norms = norms;
+  }
+  listed.filledAt = norms.updates;
+  return shares;
+}
+
+/** Smoothed idf, as in the classic vector-space model, of a term in `df` documents (exact: the query's weights). */
 function idfOf(corpus: Corpus, df: number): number {
   return Math.log((corpus.size + 1) / (df + 1)) + 1;
 }
@@ -88,9 +127,18 @@ function idfOf(corpus: Corpus, df: number): number {
  * for the documents of that term alone. So a change costs the postings of the terms it
  * touched, not a pass over the whole index. Field weights depend on the query's shape,
  * so norms are kept per shape, each made on the first query of its shape.
+ *
+ * The norms take N and each df on a grid of DEFAULTS.tfidf.normGridBits significant bits
+ * (`onGrid`): below 2^bits exactly, a larger count in steps of about 2^-bits of itself. So
+ * one add() seldom moves A (every norm) or the c(t) of a common term (the norms of all its
+ * documents), and the shares a search made stay valid for most documents. The query's own
+ * weights take the exact idf. A norm is a document's length; on the grid it is that length
+ * measured with idfs a few per cent off at most, and rankings and recall stayed as they
+ * were (DESIGN.md, "After an add(): norms on a grid").
  */
 export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
   const normsByShape: Partial<Record<QueryShape, IncrementalNorms>> = {};
+  const bits = DEFAULTS.tfidf.normGridBits;
   return {
     name: 'tfidf',
     add() {},
@@ -99,7 +147,8 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
     /**
      * The norms' sums per document and shape: a loaded index answers its first search of
      * each shape without a pass over every posting (~0.4 s at 100k tools), with the norms
-     * of the engine that saved it.
+     * of the engine that saved it. The sums hold each term's c(t) on the grid: saved with
+     * its bits, and taken only by an engine on the same grid.
      */
     exportState(dense): SavedState {
       const arrays: Record<string, Float64Array> = {};
@@ -110,9 +159,12 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
           arrays[`${shape}.s${k}`] = sum;
         });
       }
-      return { arrays };
+      return { meta: { normGridBits: bits }, arrays };
     },
     importState(state, count) {
+      // Sums on another grid, or none (a file from before the grid): not these norms'. The
+      // norms are then made from the postings on the first search of each shape.
+      if ((state.meta as { normGridBits?: unknown } | undefined)?.normGridBits !== bits) return false;
       for (const shape of SHAPES) {
         const sums = [0, 1, 2].map((k) => state.arrays?.[`${shape}.s${k}`]);
         for (const sum of sums) {
@@ -147,48 +199,16 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
         const weight = idfOf(corpus, list.ids.length);
         const q = Math.log1p(count) * weight * weight;
         const { ids } = list;
-        const listed = listWeights(list, shape);
-        const tfs = listed.logTfs;
+        const shares = currentShares(listWeights(list, shape), ids, norms);
         if (accept) {
           for (let i = 0; i < ids.length; i++) {
             const id = ids[i]!;
-            if (accept(id)) scores.add(id, (q * tfs[i]!) / (norms.norm(id) || 1));
+            if (accept(id)) scores.add(id, q * shares[i]!);
           }
           continue;
         }
-        // No toolset filter (most searches): no check per posting. A term the query holds
-        // once (nearly always) adds the shares kept for it since the corpus last changed.
-        const current = count === 1 && listed.version === corpus.version && listed.norms === norms;
-        if (current && listed.filled) {
-          const shares = listed.shares!;
-          for (let i = 0; i < ids.length; i++) scores.add(ids[i]!, shares[i]!);
-          continue;
-        }
-        if (!current) {
-          // The first search of the term since a change computes as before and keeps nothing:
-          // the first search after an add() reads every list anew, and gave it shares to make
-          // as well (first search after single adds at 10k tools, CPU, old and new sources
-          // interleaved, load 5-6: 0.93-1.27x when kept at once, 0.95-1.10x this way).
-          if (count === 1) {
-            listed.version = corpus.version;
-            listed.norms = norms;
-            listed.filled = false;
-          }
-          for (let i = 0; i < ids.length; i++) {
-            const id = ids[i]!;
-            scores.add(id, (q * tfs[i]!) / (norms.norm(id) || 1));
-          }
-          continue;
-        }
-        const shares = listed.shares ?? new Float64Array(ids.length);
-        for (let i = 0; i < ids.length; i++) {
-          const id = ids[i]!;
-          const share = (q * tfs[i]!) / (norms.norm(id) || 1);
-          shares[i] = share;
-          scores.add(id, share);
-        }
-        listed.shares = shares;
-        listed.filled = true;
+        // No toolset filter (most searches): no check per posting.
+        for (let i = 0; i < ids.length; i++) scores.add(ids[i]!, q * shares[i]!);
       }
       return scores.top(limit);
     },
@@ -244,15 +264,23 @@ export class IncrementalNorms {
   private appliedMaxId = new Int32Array(0);
   private seenVersion = -1;
   /**
-   * Norms are computed on their first read after an update (their stamp === stamp): every
-   * norm moves with N, and computing all N of them was a quarter of the norm update after
-   * one add at 10k tools, while a search reads only its terms' documents.
+   * Norms are computed on their first read after they moved (their stamp === stamp while
+   * current): when A moves every norm does, and computing all N of them was a quarter of the
+   * norm update after one add at 10k tools, while a search reads only its terms' documents.
+   * An update that moves A (or a dense term's c(t)) moves the stamp; one that does not marks
+   * the documents whose sums it patched (stamp 0, never current).
    */
   private norms = new Float64Array(0);
   private stamps = new Int32Array(0);
   private stamp = 0;
-  /** A = ln(N + 1) + 1 at the last update. */
-  private a = 1;
+  /** A = ln(N + 1) + 1 at the last update (N on the grid; NaN before the first update). */
+  private a = Number.NaN;
+  /** Whether this update moved sums the cached norms were made from beyond the documents it marked. */
+  private allMoved = false;
+  /** Updates so far, the last one that moved every norm, and per document the last that moved its norm. */
+  updates = 0;
+  allMovedAt = 0;
+  changedAt = new Int32Array(0);
   /** Per slot: its dense term's id (-1: free). */
   private readonly denseTerm: Int32Array;
   /**
@@ -268,13 +296,19 @@ export class IncrementalNorms {
   private readonly neverDense = new Set<number>();
   /** Document frequency from which a term is taken apart. */
   private readonly minDf: number;
+  /** Significant bits of the statistics (onGrid). */
+  private readonly bits: number;
 
   constructor(
     private readonly corpus: Corpus,
     private readonly shape: QueryShape = 'keywords',
     dense: DenseTermOptions = DEFAULTS.tfidf.denseTerms,
+    gridBits: number = DEFAULTS.tfidf.normGridBits,
   ) {
     const { slots, minDf } = dense;
+    if (!Number.isInteger(gridBits) || gridBits < 1 || gridBits > 52)
+      throw new RangeError(`IncrementalNorms: grid bits must be 1-52, got ${gridBits}`);
+    this.bits = gridBits;
     if (!Number.isInteger(slots) || slots < 0 || slots > MAX_DENSE_SLOTS)
       throw new RangeError(`IncrementalNorms: dense slots must be 0-${MAX_DENSE_SLOTS}, got ${slots}`);
     this.minDf = Math.max(1, minDf);
@@ -291,6 +325,11 @@ export class IncrementalNorms {
     const norms = new Float64Array(this.capacity);
     for (let id = 0; id < norms.length; id++) norms[id] = this.norm(id);
     return norms;
+  }
+
+  /** c(t) = ln(df + 1) of a term in `df` documents, df on the grid. */
+  private cOf(df: number): number {
+    return Math.log(onGrid(df, this.bits) + 1);
   }
 
   /** The norm of a document (0 for an id not indexed), after update(). */
@@ -318,6 +357,8 @@ export class IncrementalNorms {
     if (this.seenVersion === corpus.version) return;
     if (corpus.reusedIdVersion > this.seenVersion) this.reset(); // an id came back: start over
     this.fit(corpus.idCapacity, corpus.termIdCapacity);
+    this.allMoved = false;
+    this.updates++;
     // Two passes over the changed terms (at 100k tools a first update names every term:
     // nothing is kept of them between the passes): the terms to take apart, then the sums.
     const promoting = this.promotions();
@@ -364,17 +405,26 @@ export class IncrementalNorms {
    * it covered, and the rest are new to it.
    */
   private patch(termId: number, { ids, packed, length }: StoredPostings): void {
-    const { s0, s1, s2 } = this;
+    const { s0, s1, s2, stamps, changedAt, updates } = this;
     const memo = logTfMemo[this.shape];
-    const c = Math.log(length + 1);
+    const c = this.cOf(length);
     const old = this.appliedC[termId]!;
     const covered = this.appliedMaxId[termId]!;
+    // c(t) on the grid did not move (a common term, nearly always): its covered documents
+    // hold it as they were, and only the documents new to it are added (ids ascending).
+    let from = 0;
+    if (c === old) {
+      from = length;
+      while (from > 0 && ids[from - 1]! > covered) from--;
+    }
     // Runs of equal counts are common (three postings in four follow an equal one in the
     // lists one add() changes at 10k tools): the memo is asked only when the count changes.
     let last = 0; // no packed count
     let w2 = 0;
-    for (let i = 0; i < length; i++) {
+    for (let i = from; i < length; i++) {
       const id = ids[i]!;
+      stamps[id] = 0; // its norm moved
+      changedAt[id] = updates;
       if (packed[i] !== last) {
         last = packed[i]!;
         const w = memo.get(last);
@@ -389,12 +439,12 @@ export class IncrementalNorms {
         s2[id]! += w2 * c * c;
       }
     }
-    this.applied(termId, ids, length);
+    this.applied(termId, ids, length, c);
   }
 
-  /** The term's documents hold its c(t) now, up to its last document. */
-  private applied(termId: number, ids: Int32Array, length: number): void {
-    this.appliedC[termId] = Math.log(length + 1);
+  /** The term's documents hold its c(t) now (`c`: that of `length` documents), up to its last document. */
+  private applied(termId: number, ids: Int32Array, length: number, c = this.cOf(length)): void {
+    this.appliedC[termId] = c;
     this.appliedMaxId[termId] = length > 0 ? ids[length - 1]! : -1;
   }
 
@@ -415,7 +465,16 @@ export class IncrementalNorms {
       }
       this.setCode(ids[i]!, slot, code);
     }
-    this.applied(termId, ids, length);
+    // What it adds to a norm moves for each of its documents (the new ones are marked).
+    const c = this.cOf(length);
+    if (c !== this.appliedC[termId]) {
+      const { stamps, changedAt, updates } = this;
+      for (let i = 0; i < from; i++) {
+        stamps[ids[i]!] = 0;
+        changedAt[ids[i]!] = updates;
+      }
+    }
+    this.applied(termId, ids, length, c);
     return true;
   }
 
@@ -427,6 +486,8 @@ export class IncrementalNorms {
     const slot = this.denseTerm.indexOf(-1);
     this.denseTerm[slot] = termId;
     this.slotOf[termId] = slot;
+    // The sums of its documents are regrouped: their norms are made again (rare: a new slot).
+    this.allMoved = true;
     // Codes first: a term with more distinct counts than codes stays in the sums.
     const codes = new Uint8Array(length);
     for (let p = 0; p < length; p++) {
@@ -467,7 +528,7 @@ export class IncrementalNorms {
       s1[id]! += w2 * c;
       s2[id]! += w2 * c * c;
     }
-    this.free(slot);
+    this.free(slot); // every norm made again
     this.neverDense.add(termId);
   }
 
@@ -487,10 +548,13 @@ export class IncrementalNorms {
   private setCode(id: number, slot: number, code: number): void {
     this.codes[id * this.denseTerm.length + slot] = code;
     this.masks[id]! |= 1 << slot;
+    this.stamps[id] = 0; // its norm moved
+    this.changedAt[id] = this.updates;
   }
 
   /** Empty a slot: its term vanished, or left it; no document holds a code of it after. */
   private free(slot: number): void {
+    this.allMoved = true;
     const keep = ~(1 << slot);
     const slots = this.denseTerm.length;
     for (let id = 0; id < this.capacity; id++) {
@@ -508,10 +572,14 @@ export class IncrementalNorms {
     this.denseUsed[slot] = 1;
   }
 
-  /** The sums are those of the corpus' version now: norms are computed afresh as read. */
+  /**
+   * The sums are those of the corpus' version now: the norms whose sums moved are computed
+   * afresh as read, and every norm when A or a dense term's c(t) moved.
+   */
   private updated(): void {
     const { corpus } = this;
-    const a = Math.log(corpus.size + 1) + 1;
+    const a = Math.log(onGrid(corpus.size, this.bits) + 1) + 1;
+    if (a !== this.a) this.allMoved = true;
     this.a = a;
     for (let slot = 0; slot < this.denseTerm.length; slot++) {
       const termId = this.denseTerm[slot]!;
@@ -522,7 +590,10 @@ export class IncrementalNorms {
       for (let code = 1; code < this.denseUsed[slot]!; code++)
         this.denseAdds[base + code] = this.denseW2[base + code]! * sq;
     }
-    this.stamp++;
+    if (this.allMoved) {
+      this.stamp++;
+      this.allMovedAt = this.updates;
+    }
     this.seenVersion = corpus.version;
   }
 
@@ -583,6 +654,7 @@ export class IncrementalNorms {
     this.codes = new Uint8Array(0);
     this.norms = new Float64Array(0);
     this.stamps = new Int32Array(0);
+    this.changedAt = new Int32Array(0);
     this.capacity = 0;
     this.appliedC = new Float64Array(0);
     this.appliedMaxId = new Int32Array(0);
@@ -591,6 +663,7 @@ export class IncrementalNorms {
     this.denseUsed.fill(1);
     this.neverDense.clear();
     this.seenVersion = -1;
+    this.a = Number.NaN; // the next update makes every norm again
   }
 
   private fit(ids: number, terms: number): void {
@@ -601,6 +674,7 @@ export class IncrementalNorms {
       this.s2 = grownTo(this.s2, ids);
       this.norms = grownTo(this.norms, ids);
       this.stamps = grownTo(this.stamps, ids);
+      this.changedAt = grownTo(this.changedAt, ids);
       this.masks = grownTo(this.masks, ids);
       this.codes = grownTo(this.codes, ids * this.denseTerm.length);
       this.capacity = ids;
