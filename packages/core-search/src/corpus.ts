@@ -1,4 +1,5 @@
 import { DEFAULTS, FIELD_NAMES, type FieldName } from './defaults.js';
+import { SHAPES, shapeNumber } from './retrieval/shape.js';
 import type { IndexedDoc, RetrievalHit } from './retriever.js';
 import { invalidIndex } from './serialize.js';
 import { bestOf, candidates, Scores } from './top-k.js';
@@ -40,13 +41,10 @@ const BACKOFF_FIELDS = [PHRASINGS, LEARNED] as const;
  * search cost more, and stays unoptimised for the first thousand or so searches.
  */
 const SCAN_DISTINCT_MAX = 32;
-const SHAPES: readonly QueryShape[] = ['identifier', 'keywords', 'natural'];
-/** Field weights in FIELD_NAMES order, per query shape. */
-const FIELD_WEIGHTS: Record<QueryShape, Float64Array> = {
-  identifier: Float64Array.from(FIELD_NAMES, (field) => DEFAULTS.bm25.fieldWeights.identifier[field]),
-  keywords: Float64Array.from(FIELD_NAMES, (field) => DEFAULTS.bm25.fieldWeights.keywords[field]),
-  natural: Float64Array.from(FIELD_NAMES, (field) => DEFAULTS.bm25.fieldWeights.natural[field]),
-};
+/** Field weights in FIELD_NAMES order, per query shape (by shapeNumber). */
+const FIELD_WEIGHTS: readonly Float64Array[] = SHAPES.map((shape) =>
+  Float64Array.from(FIELD_NAMES, (field) => DEFAULTS.bm25.fieldWeights[shape][field]),
+);
 /** BM25's length normalisation b per field, and 1 - b, in FIELD_NAMES order. */
 const LENGTH_B = Float64Array.from(FIELD_NAMES, (field) => DEFAULTS.bm25.b[field]);
 const ONE_MINUS_B = LENGTH_B.map((b) => 1 - b);
@@ -109,8 +107,9 @@ export interface PostingList {
 
 /** A posting list plus its BM25F field-weighted tfs per query shape, valid while `tfsVersion` is current. */
 interface CachedList extends PostingList {
-  tfs: Partial<Record<QueryShape, Float64Array>>;
-  tfsVersion: Partial<Record<QueryShape, number>>;
+  /** By shapeNumber. */
+  tfs: (Float64Array | undefined)[];
+  tfsVersion: number[];
   /**
    * What its postings' tfs read, in the list's order (listTerms), from its first tfs on,
    * for the backoffs on then (`termsBackoffs`). A document's lengths change only through
@@ -392,7 +391,7 @@ export class Corpus {
         const list = this.lists.get(this.termsById[termId]!);
         if (list !== undefined && !list.appended) {
           list.appended = true;
-          list.tfs.identifier = list.tfs.keywords = list.tfs.natural = undefined;
+          list.tfs.fill(undefined);
         }
       }
     }
@@ -646,8 +645,8 @@ export class Corpus {
       // Every property from the start, each shape's too: a list given one later, or shapes
       // filled in another order, had another hidden class, and fieldWeightedTfs, run only
       // after a change, was thrown out of optimised code by it ("wrong map", --trace-deopt).
-      tfs: { identifier: undefined, keywords: undefined, natural: undefined },
-      tfsVersion: { identifier: undefined, keywords: undefined, natural: undefined },
+      tfs: [undefined, undefined, undefined],
+      tfsVersion: [-1, -1, -1],
       termCodes: undefined,
       termLengths: undefined,
       termsBackoffs: -1,
@@ -879,10 +878,11 @@ export class Corpus {
    * (descriptionBackoffs).
    */
   private fieldWeightedTfs(list: CachedList, shape: QueryShape): Float64Array {
-    const cached = list.tfs[shape];
-    if (cached && list.tfsVersion[shape] === this.version) return cached;
+    const s = shapeNumber(shape);
+    const cached = list.tfs[s];
+    if (cached && list.tfsVersion[s] === this.version) return cached;
     const weights = this.entryWeights;
-    weights.set(FIELD_WEIGHTS[shape]);
+    weights.set(FIELD_WEIGHTS[s]!);
     const backoffs = this.descriptionBackoffs(weights);
     const averages = this.entryAverages;
     const fieldAverages = this.averagesNow();
@@ -922,8 +922,8 @@ export class Corpus {
       i += last;
       weighted *= 1 - last;
     }
-    list.tfs[shape] = tfs;
-    list.tfsVersion[shape] = this.version;
+    list.tfs[s] = tfs;
+    list.tfsVersion[s] = this.version;
     return tfs;
   }
 
@@ -1204,17 +1204,15 @@ function insertSorted(postings: Postings, id: number, base: number, f: number): 
 }
 
 /** Few distinct packed values occur (counts are small), so the sum is memoised, per shape. */
-const weightedTfMemo = Object.fromEntries(
-  SHAPES.map((shape) => [shape, new Map<number, number>()]),
-) as Record<QueryShape, Map<number, number>>;
+const weightedTfMemo: readonly Map<number, number>[] = SHAPES.map(() => new Map<number, number>());
 
 /** Sum of field weight x count of a packed posting (the TF-IDF term frequency), for a query shape. */
 export function weightedTf(packed: number, shape: QueryShape = 'keywords'): number {
-  const memo = weightedTfMemo[shape];
+  const memo = weightedTfMemo[shapeNumber(shape)]!;
   let tf = memo.get(packed);
   if (tf === undefined) {
     tf = 0;
-    const weights = FIELD_WEIGHTS[shape];
+    const weights = FIELD_WEIGHTS[shapeNumber(shape)]!;
     let rest = packed;
     for (let f = 0; rest > 0; f++) {
       const count = rest % FIELD_RADIX;

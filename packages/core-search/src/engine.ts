@@ -32,6 +32,7 @@ import {
 import { PhrasingPack } from './pack.js';
 import type { EmbeddingOptions, RetrieverContext, RetrieverFactory } from './retrieval/context.js';
 import { DEFAULT_RETRIEVERS } from './retrieval/registry.js';
+import { SHAPES, shapeNumber } from './retrieval/shape.js';
 import { buildSynonymMap, expandTerms, rewriteIdioms } from './retrieval/synonym-map.js';
 import { ToolsetTable } from './retrieval/toolset-table.js';
 import { Vocabulary } from './retrieval/vocabulary.js';
@@ -49,7 +50,6 @@ import {
 import { closestNames } from './suggest.js';
 import {
   type Degraded,
-  type QueryShape,
   type SearchExplanation,
   type SearchOptions,
   type SearchResponse,
@@ -151,7 +151,8 @@ export class ToolSearch {
    * times the `weights` option; 0 when switched off engine-wide), fixed at construction: a
    * search reads one small array instead of two Sets and two objects by name per retriever.
    */
-  private readonly baseWeights: Record<QueryShape, Float64Array>;
+  /** Per query shape (by shapeNumber): each retriever's fusion weight before weightFor. */
+  private readonly baseWeights: readonly Float64Array[];
   private readonly pending = new Set<Promise<unknown>>();
   private readonly disabled: ReadonlySet<StrategyName>;
   private readonly weights: Partial<Record<StrategyName, number>>;
@@ -195,15 +196,11 @@ export class ToolSearch {
       .map((create) => create(context))
       .filter((retriever): retriever is Retriever => retriever !== undefined);
     this.enabledStrategies([], undefined); // every strategy switched off fails here, not at each search
-    const baseWeights = (shape: QueryShape) =>
+    this.baseWeights = SHAPES.map((shape) =>
       Float64Array.from(this.retrievers, ({ name }) =>
         this.disabled.has(name) ? 0 : DEFAULTS.shapeWeights[shape][name] * (this.weights[name] ?? 1),
-      );
-    this.baseWeights = {
-      identifier: baseWeights('identifier'),
-      keywords: baseWeights('keywords'),
-      natural: baseWeights('natural'),
-    };
+      ),
+    );
     if (options.tools !== undefined) this.add(options.tools);
   }
 
@@ -555,7 +552,7 @@ export class ToolSearch {
     // The query's work budget: from here on, every stage sees at most maxQueryChars.
     const bounded = analyzeQuery(query, this.limits.maxQueryChars);
     const analyzed = synonymsOn ? rewriteIdioms(bounded, this.synonyms) : bounded;
-    const baseWeights = this.baseWeights[analyzed.shape];
+    const baseWeights = this.baseWeights[shapeNumber(analyzed.shape)]!;
     const allowed = toolsetFilter ? new Set(toolsetFilter) : undefined;
     const accept = allowed ? (id: number) => allowed.has(this.docs.get(id)?.toolset ?? '') : undefined;
     const depth = Math.max(DEFAULTS.fusion.depth, limit);

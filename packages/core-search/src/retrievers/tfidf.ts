@@ -4,6 +4,7 @@ import type { RetrieverContext } from '../retrieval/context.js';
 import { onGrid } from '../retrieval/grid.js';
 import { literalWeight } from '../retrieval/literal-weight.js';
 import { PackedMemo } from '../retrieval/packed-memo.js';
+import { SHAPES, shapeNumber } from '../retrieval/shape.js';
 import type { AnalyzedQuery, Retriever, SavedState } from '../retriever.js';
 import { invalidIndex } from '../serialize.js';
 import { Scores } from '../top-k.js';
@@ -16,16 +17,10 @@ import type { QueryShape } from '../types.js';
  * one shape's refresh after adding one tool to 9,930 (18 terms, 16k postings) went
  * 1.03 -> 0.36 ms CPU (median of 40 adds, load 2.4).
  */
-const SHAPES: readonly QueryShape[] = ['identifier', 'keywords', 'natural'];
-const logTfMemo = Object.fromEntries(
-  SHAPES.map((shape) => [
-    shape,
+const logTfMemo: readonly PackedMemo[] = SHAPES.map(
+  (shape) =>
     new PackedMemo((packed) => Math.log1p(weightedTf(packed, shape)), DEFAULTS.memos.maxPackedCounts),
-  ]),
-) as Record<QueryShape, PackedMemo>;
-function logTf(packed: number, shape: QueryShape): number {
-  return logTfMemo[shape].get(packed);
-}
+);
 
 /**
  * Per posting list and query shape: logTf of each posting (lists never change: a change
@@ -48,13 +43,11 @@ interface ListWeights {
   norms: IncrementalNorms | undefined;
   filledAt: number;
 }
-const weightsByList: Record<QueryShape, WeakMap<PostingList, ListWeights>> = {
-  identifier: new WeakMap(),
-  keywords: new WeakMap(),
-  natural: new WeakMap(),
-};
-function listWeights(list: PostingList, shape: QueryShape): ListWeights {
-  let weights = weightsByList[shape].get(list);
+/** By shapeNumber. */
+const weightsByList: readonly WeakMap<PostingList, ListWeights>[] = SHAPES.map(() => new WeakMap());
+function listWeights(list: PostingList, shape: number): ListWeights {
+  const byList = weightsByList[shape]!;
+  let weights = byList.get(list);
   if (!weights) {
     const { packed, grownFrom } = list;
     const logTfs = new Float64Array(packed.length);
@@ -62,23 +55,24 @@ function listWeights(list: PostingList, shape: QueryShape): ListWeights {
     // for its first postings (a logTf is of the packed count alone), and so do its shares
     // where their documents' norms did not move; the appended documents' norms are new, so
     // the repair in currentShares makes theirs.
-    const before = grownFrom === undefined ? undefined : weightsByList[shape].get(grownFrom);
+    const before = grownFrom === undefined ? undefined : byList.get(grownFrom);
     let start = 0;
     let shares: Float64Array | undefined;
     if (before !== undefined) {
       logTfs.set(before.logTfs);
       start = before.logTfs.length;
-      weightsByList[shape].delete(grownFrom!);
+      byList.delete(grownFrom!);
       if (before.shares !== undefined) {
         shares = new Float64Array(packed.length);
         shares.set(before.shares);
       }
     }
-    for (let i = start; i < packed.length; i++) logTfs[i] = logTf(packed[i]!, shape);
+    const memo = logTfMemo[shape]!;
+    for (let i = start; i < packed.length; i++) logTfs[i] = memo.get(packed[i]!);
     weights = shares
       ? { logTfs, shares, norms: before!.norms, filledAt: before!.filledAt }
       : { logTfs, shares: undefined, norms: undefined, filledAt: -1 };
-    weightsByList[shape].set(list, weights);
+    byList.set(list, weights);
   }
   return weights;
 }
@@ -137,7 +131,9 @@ function idfOf(corpus: Corpus, df: number): number {
  * were (DESIGN.md, "After an add(): norms on a grid").
  */
 export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
-  const normsByShape: Partial<Record<QueryShape, IncrementalNorms>> = {};
+  /** By shapeNumber, each made on the first query of its shape. */
+  const normsByShape: (IncrementalNorms | undefined)[] = [undefined, undefined, undefined];
+  const normsOf = (s: number) => (normsByShape[s] ??= new IncrementalNorms(corpus, SHAPES[s]!));
   const bits = DEFAULTS.tfidf.normGridBits;
   return {
     name: 'tfidf',
@@ -152,20 +148,20 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
      */
     exportState(dense): SavedState {
       const arrays: Record<string, Float64Array> = {};
-      for (const shape of SHAPES) {
-        normsByShape[shape] ??= new IncrementalNorms(corpus, shape);
-        const sums = normsByShape[shape].exportSums(dense);
+      SHAPES.forEach((shape, s) => {
+        const sums = normsOf(s).exportSums(dense);
         sums.forEach((sum, k) => {
           arrays[`${shape}.s${k}`] = sum;
         });
-      }
+      });
       return { meta: { normGridBits: bits }, arrays };
     },
     importState(state, count) {
       // Sums on another grid, or none (a file from before the grid): not these norms'. The
       // norms are then made from the postings on the first search of each shape.
       if ((state.meta as { normGridBits?: unknown } | undefined)?.normGridBits !== bits) return false;
-      for (const shape of SHAPES) {
+      for (let s = 0; s < SHAPES.length; s++) {
+        const shape = SHAPES[s]!;
         const sums = [0, 1, 2].map((k) => state.arrays?.[`${shape}.s${k}`]);
         for (const sum of sums) {
           if (!(sum instanceof Float64Array) || sum.length !== count)
@@ -176,15 +172,15 @@ export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
           if (sum.includes(Number.NaN) || sum.includes(Infinity) || sum.includes(-Infinity))
             invalidIndex(`tfidf: a ${shape} sum is not finite`);
         }
-        normsByShape[shape] = new IncrementalNorms(corpus, shape);
-        normsByShape[shape].importSums(sums as Float64Array[]);
+        const norms = new IncrementalNorms(corpus, shape);
+        norms.importSums(sums as Float64Array[]);
+        normsByShape[s] = norms;
       }
       return true;
     },
     retrieve(query: AnalyzedQuery, limit, accept) {
-      const { shape } = query;
-      normsByShape[shape] ??= new IncrementalNorms(corpus, shape);
-      const norms = normsByShape[shape];
+      const shape = shapeNumber(query.shape);
+      const norms = normsOf(shape);
       norms.update();
       const scores = new Scores(corpus.idCapacity);
       const { terms } = query;
@@ -298,10 +294,12 @@ export class IncrementalNorms {
   private readonly minDf: number;
   /** Significant bits of the statistics (onGrid). */
   private readonly bits: number;
+  /** log(1 + tf) by packed count, in this shape's field weights. */
+  private readonly memo: PackedMemo;
 
   constructor(
     private readonly corpus: Corpus,
-    private readonly shape: QueryShape = 'keywords',
+    shape: QueryShape = 'keywords',
     dense: DenseTermOptions = DEFAULTS.tfidf.denseTerms,
     gridBits: number = DEFAULTS.tfidf.normGridBits,
   ) {
@@ -309,6 +307,7 @@ export class IncrementalNorms {
     if (!Number.isInteger(gridBits) || gridBits < 1 || gridBits > 52)
       throw new RangeError(`IncrementalNorms: grid bits must be 1-52, got ${gridBits}`);
     this.bits = gridBits;
+    this.memo = logTfMemo[shapeNumber(shape)]!;
     if (!Number.isInteger(slots) || slots < 0 || slots > MAX_DENSE_SLOTS)
       throw new RangeError(`IncrementalNorms: dense slots must be 0-${MAX_DENSE_SLOTS}, got ${slots}`);
     this.minDf = Math.max(1, minDf);
@@ -406,7 +405,7 @@ export class IncrementalNorms {
    */
   private patch(termId: number, { ids, packed, length }: StoredPostings): void {
     const { s0, s1, s2, stamps, changedAt, updates } = this;
-    const memo = logTfMemo[this.shape];
+    const { memo } = this;
     const c = this.cOf(length);
     const old = this.appliedC[termId]!;
     const covered = this.appliedMaxId[termId]!;
@@ -498,7 +497,7 @@ export class IncrementalNorms {
       return;
     }
     const { s0, s1, s2 } = this;
-    const memo = logTfMemo[this.shape];
+    const { memo } = this;
     const c = this.appliedC[termId]!;
     const covered = this.appliedMaxId[termId]!;
     for (let p = 0; p < length && ids[p]! <= covered; p++) {
@@ -538,7 +537,7 @@ export class IncrementalNorms {
     const used = this.denseUsed[slot]!;
     for (let code = 1; code < used; code++) if (this.denseKeys[base + code] === packed) return code;
     if (used === DENSE_CODES) return 0;
-    const w = logTfMemo[this.shape].get(packed);
+    const w = this.memo.get(packed);
     this.denseKeys[base + used] = packed;
     this.denseW2[base + used] = w * w;
     this.denseUsed[slot] = used + 1;
