@@ -16,6 +16,23 @@ const docs = [
   analyzeTool({ name: 'stocks', description: 'Stock quotes.' }, 2),
 ];
 
+/**
+ * A TF-IDF document norm computed directly: sqrt(sum over the doc's terms of (log(1 + tf) x
+ * (ln((N + 1) / (df + 1)) + 1))^2), with N and each df taken through `count` (the norms' grid).
+ */
+function directNorm(corpus: Corpus, doc: (typeof docs)[number], count: (n: number) => number): number {
+  const tfs = new Map<string, number>();
+  FIELD_NAMES.forEach((field, f) => {
+    for (const term of doc.fields[field]) tfs.set(term, (tfs.get(term) ?? 0) + FIELD_RADIX ** f);
+  });
+  let sum = 0;
+  for (const [term, packed] of tfs) {
+    const idf = Math.log((count(corpus.size) + 1) / (count(corpus.df(term)) + 1)) + 1;
+    sum += (Math.log1p(weightedTf(packed)) * idf) ** 2;
+  }
+  return Math.sqrt(sum);
+}
+
 /** The top `limit` of bm25f(query) in each query shape. */
 const bm25fByShape = (corpus: Corpus, query: { term: string; weight: number }[], limit: number) =>
   (['identifier', 'keywords', 'natural'] as const).map((shape) =>
@@ -575,19 +592,7 @@ describe('Corpus', () => {
   });
 
   it('keeps TF-IDF norms equal to a direct computation through adds, removes and a reused id', () => {
-    // |d| = sqrt(sum over the doc's terms of (log(1 + tf) * (ln((N + 1) / (df + 1)) + 1))^2)
-    const direct = (corpus: Corpus, doc: (typeof docs)[number]) => {
-      const tfs = new Map<string, number>();
-      FIELD_NAMES.forEach((field, f) => {
-        for (const term of doc.fields[field]) tfs.set(term, (tfs.get(term) ?? 0) + FIELD_RADIX ** f);
-      });
-      let sum = 0;
-      for (const [term, packed] of tfs) {
-        const idf = Math.log((corpus.size + 1) / (corpus.df(term) + 1)) + 1;
-        sum += (Math.log1p(weightedTf(packed)) * idf) ** 2;
-      }
-      return Math.sqrt(sum);
-    };
+    const direct = (corpus: Corpus, doc: (typeof docs)[number]) => directNorm(corpus, doc, (n) => n);
     const corpus = new Corpus();
     const norms = new IncrementalNorms(corpus);
     const live = new Map(docs.map((doc) => [doc.id, doc]));
@@ -625,20 +630,9 @@ describe('Corpus', () => {
   });
 
   it('keeps TF-IDF norms on the grid, and an add that moves no count on it moves no other norm', () => {
-    const bits = 2; // counts from 4 on in steps: 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, ...
-    // |d| as above, with N and each df on the grid.
-    const direct = (corpus: Corpus, doc: (typeof docs)[number]) => {
-      const tfs = new Map<string, number>();
-      FIELD_NAMES.forEach((field, f) => {
-        for (const term of doc.fields[field]) tfs.set(term, (tfs.get(term) ?? 0) + FIELD_RADIX ** f);
-      });
-      let sum = 0;
-      for (const [term, packed] of tfs) {
-        const idf = Math.log((onGrid(corpus.size, bits) + 1) / (onGrid(corpus.df(term), bits) + 1)) + 1;
-        sum += (Math.log1p(weightedTf(packed)) * idf) ** 2;
-      }
-      return Math.sqrt(sum);
-    };
+    const bits = 2; // counts from 4 on in steps of a quarter to a half of themselves: 4, 6, 8, 12, 16, 24, ...
+    const direct = (corpus: Corpus, doc: (typeof docs)[number]) =>
+      directNorm(corpus, doc, (n) => onGrid(n, bits));
     // Every tool shares "weather" and "report"; each has a word of its own.
     const word = (i: number) =>
       `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`;
