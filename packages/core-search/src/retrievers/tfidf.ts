@@ -80,7 +80,8 @@ function listWeights(list: PostingList, shape: number): ListWeights {
 /**
  * A list's shares (logTf / norm per posting) as of the norms' last update: kept when no norm
  * of its documents moved since they were made, repaired for the documents whose norms did,
- * made whole when every norm moved (A or a dense term stepped on the grid) or the first time.
+ * made whole when every norm moved (A stepped on the grid, or a dense slot was given or freed)
+ * or the first time.
  */
 function currentShares(listed: ListWeights, ids: Int32Array, norms: IncrementalNorms): Float64Array {
   const tfs = listed.logTfs;
@@ -263,8 +264,9 @@ export class IncrementalNorms {
    * Norms are computed on their first read after they moved (their stamp === stamp while
    * current): when A moves every norm does, and computing all N of them was a quarter of the
    * norm update after one add at 10k tools, while a search reads only its terms' documents.
-   * An update that moves A (or a dense term's c(t)) moves the stamp; one that does not marks
-   * the documents whose sums it patched (stamp 0, never current).
+   * An update that moves A, or gives or frees a dense slot, moves the stamp; one that does not
+   * marks the documents whose norms it moved (stamp 0, never current): those whose sums it
+   * patched, those new to a dense term, and all of a dense term's whose c(t) stepped.
    */
   private norms = new Float64Array(0);
   private stamps = new Int32Array(0);
@@ -573,7 +575,7 @@ export class IncrementalNorms {
 
   /**
    * The sums are those of the corpus' version now: the norms whose sums moved are computed
-   * afresh as read, and every norm when A or a dense term's c(t) moved.
+   * afresh as read, and every norm when A moved or a dense slot was given or freed.
    */
   private updated(): void {
     const { corpus } = this;
