@@ -1208,11 +1208,12 @@ const weightedTfMemo: readonly Map<number, number>[] = SHAPES.map(() => new Map<
 
 /** Sum of field weight x count of a packed posting (the TF-IDF term frequency), for a query shape. */
 export function weightedTf(packed: number, shape: QueryShape = 'keywords'): number {
-  const memo = weightedTfMemo[shapeNumber(shape)]!;
+  const s = shapeNumber(shape);
+  const memo = weightedTfMemo[s]!;
   let tf = memo.get(packed);
   if (tf === undefined) {
     tf = 0;
-    const weights = FIELD_WEIGHTS[shapeNumber(shape)]!;
+    const weights = FIELD_WEIGHTS[s]!;
     let rest = packed;
     for (let f = 0; rest > 0; f++) {
       const count = rest % FIELD_RADIX;

@@ -147,11 +147,11 @@ export class ToolSearch {
   private readonly corpus = new Corpus();
   private readonly retrievers: Retriever[];
   /**
-   * Per query shape, each retriever's fusion weight before its weightFor (the shape weight
-   * times the `weights` option; 0 when switched off engine-wide), fixed at construction: a
-   * search reads one small array instead of two Sets and two objects by name per retriever.
+   * Per query shape (by shapeNumber), each retriever's fusion weight before its weightFor (the
+   * shape weight times the `weights` option; 0 when switched off engine-wide), fixed at
+   * construction: a search reads one small array instead of two Sets and two objects by name
+   * per retriever.
    */
-  /** Per query shape (by shapeNumber): each retriever's fusion weight before weightFor. */
   private readonly baseWeights: readonly Float64Array[];
   private readonly pending = new Set<Promise<unknown>>();
   private readonly disabled: ReadonlySet<StrategyName>;

@@ -273,8 +273,6 @@ export class IncrementalNorms {
   private stamp = 0;
   /** A = ln(N + 1) + 1 at the last update (N on the grid; NaN before the first update). */
   private a = Number.NaN;
-  /** Whether this update moved sums the cached norms were made from beyond the documents it marked. */
-  private allMoved = false;
   /** Updates so far, the last one that moved every norm, and per document the last that moved its norm. */
   updates = 0;
   allMovedAt = 0;
@@ -358,7 +356,6 @@ export class IncrementalNorms {
     if (this.seenVersion === corpus.version) return;
     if (corpus.reusedIdVersion > this.seenVersion) this.reset(); // an id came back: start over
     this.fit(corpus.idCapacity, corpus.termIdCapacity);
-    this.allMoved = false;
     this.updates++;
     // Two passes over the changed terms (at 100k tools a first update names every term:
     // nothing is kept of them between the passes): the terms to take apart, then the sums.
@@ -406,8 +403,7 @@ export class IncrementalNorms {
    * it covered, and the rest are new to it.
    */
   private patch(termId: number, { ids, packed, length }: StoredPostings): void {
-    const { s0, s1, s2, stamps, changedAt, updates } = this;
-    const { memo } = this;
+    const { s0, s1, s2, memo } = this;
     const c = this.cOf(length);
     const old = this.appliedC[termId]!;
     const covered = this.appliedMaxId[termId]!;
@@ -424,8 +420,7 @@ export class IncrementalNorms {
     let w2 = 0;
     for (let i = from; i < length; i++) {
       const id = ids[i]!;
-      stamps[id] = 0; // its norm moved
-      changedAt[id] = updates;
+      this.moved(id);
       if (packed[i] !== last) {
         last = packed[i]!;
         const w = memo.get(last);
@@ -468,13 +463,7 @@ export class IncrementalNorms {
     }
     // What it adds to a norm moves for each of its documents (the new ones are marked).
     const c = this.cOf(length);
-    if (c !== this.appliedC[termId]) {
-      const { stamps, changedAt, updates } = this;
-      for (let i = 0; i < from; i++) {
-        stamps[ids[i]!] = 0;
-        changedAt[ids[i]!] = updates;
-      }
-    }
+    if (c !== this.appliedC[termId]) for (let i = 0; i < from; i++) this.moved(ids[i]!);
     this.applied(termId, ids, length, c);
     return true;
   }
@@ -488,7 +477,7 @@ export class IncrementalNorms {
     this.denseTerm[slot] = termId;
     this.slotOf[termId] = slot;
     // The sums of its documents are regrouped: their norms are made again (rare: a new slot).
-    this.allMoved = true;
+    this.moveAll();
     // Codes first: a term with more distinct counts than codes stays in the sums.
     const codes = new Uint8Array(length);
     for (let p = 0; p < length; p++) {
@@ -549,13 +538,24 @@ export class IncrementalNorms {
   private setCode(id: number, slot: number, code: number): void {
     this.codes[id * this.denseTerm.length + slot] = code;
     this.masks[id]! |= 1 << slot;
-    this.stamps[id] = 0; // its norm moved
+    this.moved(id);
+  }
+
+  /** Document `id`'s norm moved in this update: made again when next read, its shares repaired. */
+  private moved(id: number): void {
+    this.stamps[id] = 0;
     this.changedAt[id] = this.updates;
+  }
+
+  /** Every norm moved in this update (A stepped, or a dense slot was given or freed). */
+  private moveAll(): void {
+    this.stamp++;
+    this.allMovedAt = this.updates;
   }
 
   /** Empty a slot: its term vanished, or left it; no document holds a code of it after. */
   private free(slot: number): void {
-    this.allMoved = true;
+    this.moveAll();
     const keep = ~(1 << slot);
     const slots = this.denseTerm.length;
     for (let id = 0; id < this.capacity; id++) {
@@ -580,7 +580,7 @@ export class IncrementalNorms {
   private updated(): void {
     const { corpus } = this;
     const a = Math.log(onGrid(corpus.size, this.bits) + 1) + 1;
-    if (a !== this.a) this.allMoved = true;
+    if (a !== this.a) this.moveAll();
     this.a = a;
     for (let slot = 0; slot < this.denseTerm.length; slot++) {
       const termId = this.denseTerm[slot]!;
@@ -590,10 +590,6 @@ export class IncrementalNorms {
       const base = slot * DENSE_CODES;
       for (let code = 1; code < this.denseUsed[slot]!; code++)
         this.denseAdds[base + code] = this.denseW2[base + code]! * sq;
-    }
-    if (this.allMoved) {
-      this.stamp++;
-      this.allMovedAt = this.updates;
     }
     this.seenVersion = corpus.version;
   }
