@@ -91,6 +91,36 @@ describe('tfidf (cosine)', () => {
   });
 });
 
+describe('posting lists grown across adds', () => {
+  it('scores every list read between single adds as a fresh build does, in each lexical strategy', async () => {
+    // A list grown by an add's appended postings keeps what was derived from the list it grew
+    // from for its first postings (BM25F's entries, TF-IDF's logTfs and shares) and derives
+    // only the rest. Common words ("file", "list", "search") grow with nearly every add here,
+    // and are read after each.
+    const strategies = ['keyword', 'tfidf', 'synonyms', 'prefix'] as const;
+    const raw = async (engine: ToolSearch, query: string) =>
+      (await engine.search(query, { strategies: [...strategies], limit: 30, explain: true })).explain!
+        .perStrategy;
+    const base = REGISTRY_TOOLS.slice(0, 120);
+    const added = REGISTRY_TOOLS.slice(120, 150);
+    const growing = new ToolSearch({ tools: base, embedding: false });
+    const live = [...base];
+    const queries = [
+      'list the files in a directory',
+      'search for a file by name',
+      'get the list of issues',
+      ...added.slice(0, 10).map((t) => t.description ?? t.name),
+    ];
+    for (const query of queries) await growing.search(query, { strategies: [...strategies] });
+    for (const tool of added) {
+      growing.add([tool]);
+      live.push(tool);
+      const fresh = new ToolSearch({ tools: live, embedding: false });
+      for (const query of queries) expect(await raw(growing, query)).toEqual(await raw(fresh, query));
+    }
+  });
+});
+
 describe('synonyms', () => {
   it('expands everyday words to tool vocabulary', async () => {
     expect(await top(search, 'bug', { strategies: ['keyword'] })).toEqual([]);

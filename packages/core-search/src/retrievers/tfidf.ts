@@ -677,7 +677,10 @@ export class IncrementalNorms {
       this.capacity = ids;
     }
     if (this.appliedC.length < terms) {
-      const size = Math.max(terms, this.appliedC.length * 2);
+      // A quarter more than the terms now: sized exactly, the first update after a build
+      // doubled the term arrays again at the next add's first new term (1-2 ms of a first
+      // search, once per shape; compare.ts's protocol at 10k tools, CPU profile).
+      const size = Math.max(terms + (terms >> 2), this.appliedC.length * 2);
       this.appliedC = grownTo(this.appliedC, size);
       this.appliedMaxId = grownTo(this.appliedMaxId, size, -1);
       this.slotOf = grownTo(this.slotOf, size, -1);
