@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { type ToolDefinition, ToolSearch } from '@toolsearch/core-search';
 import { percentile } from '@toolsearch/core-search/eval';
 import { runInChild } from './child.js';
-import { runMeta } from './environment.js';
+import { calibrationMs, runMeta } from './environment.js';
 import { MiniSearchBaseline } from './minisearch-baseline.js';
 import { isMain, REPO, RESULTS, SHARED_DATASETS } from './paths.js';
 import type { RunMeta } from './results.js';
@@ -140,6 +140,11 @@ export interface CompareResult {
    * machine absolute times stretch with the load, ratios from the same run much less.
    */
   loadAverage: { start: number[]; end: number[] };
+  /**
+   * calibrationMs() at the start and the end (absent in runs before 2026-11-24's morning): a
+   * fixed workload's time, which moves with the machine's speed as the load average does not.
+   */
+  calibrationMs?: { start: number; end: number };
 }
 
 export interface AfterAdd {
@@ -187,6 +192,11 @@ export interface LargeResult {
   indexMs: number;
   /** Lexical: every build's index time, each in a child process of its own; the first is this point's. */
   indexRunsMs?: number[];
+  /**
+   * Lexical: calibrationMs() in this process right before each of those builds (absent in runs
+   * before 2026-11-24's morning): the machine's speed as each build began.
+   */
+  indexRunsCalibrationMs?: number[];
   /** After one warm-up pass over the queries; `firstPass` is that pass (absent in runs before it was kept). */
   search: Latency;
   firstPass?: Latency;
@@ -536,6 +546,7 @@ export async function runCompare(options: CompareOptions = {}): Promise<CompareR
     skipped: [],
     targets: {},
     loadAverage: { start: loadavg().map((x) => round(x)), end: [] },
+    calibrationMs: { start: calibrationMs(), end: 0 },
   };
   const start = performance.now();
   if (!existsSync(SMITHERY)) {
@@ -552,13 +563,18 @@ export async function runCompare(options: CompareOptions = {}): Promise<CompareR
       result.large = [];
       for (const mode of hybrid ? (['lexical', 'hybrid'] as const) : (['lexical'] as const)) {
         log(`compare: 100k ${mode}: building in a child process`);
+        const calibration = calibrationMs();
         const cpu = process.cpuUsage();
         const point = await child(mode);
         const used = process.cpuUsage(cpu);
         point.parentCpuMs = round((used.user + used.system) / 1000);
         if (mode === 'lexical') {
           point.indexRunsMs = [point.indexMs];
-          while (point.indexRunsMs.length < LARGE_INDEX_RUNS) point.indexRunsMs.push(await indexOnlyChild());
+          point.indexRunsCalibrationMs = [calibration];
+          while (point.indexRunsMs.length < LARGE_INDEX_RUNS) {
+            point.indexRunsCalibrationMs.push(calibrationMs());
+            point.indexRunsMs.push(await indexOnlyChild());
+          }
           point.indexMs = median(point.indexRunsMs);
         }
         log(
@@ -573,6 +589,7 @@ export async function runCompare(options: CompareOptions = {}): Promise<CompareR
   result.targets = checkTargets(result);
   result.meta.wallTimeMs = Math.round(performance.now() - start);
   result.loadAverage.end = loadavg().map((x) => round(x));
+  result.calibrationMs!.end = calibrationMs();
   return result;
 }
 
@@ -604,6 +621,11 @@ export function formatCompare(result: CompareResult): string {
     `Side by side, ${result.queries} queries, limit ${result.limit}`,
     `node ${result.meta.machine.node}, ${result.meta.machine.cpu} (${result.meta.machine.cores} cores), commit ${result.meta.commit}${result.meta.dirty ? ' (dirty)' : ''}, ${result.meta.date}`,
     `load average (1/5/15 min) at start ${result.loadAverage.start.join(' ')}, at end ${result.loadAverage.end.join(' ')}`,
+    ...(result.calibrationMs
+      ? [
+          `calibration (a fixed workload, ms; lower is a faster moment) at start ${result.calibrationMs.start}, at end ${result.calibrationMs.end}`,
+        ]
+      : []),
   ];
   const t = result.tenK;
   if (t) {
@@ -629,7 +651,7 @@ export function formatCompare(result: CompareResult): string {
   for (const p of result.large ?? []) {
     lines.push(
       '',
-      `~100k tools, ${p.mode} (${p.tools}, ${p.realTools} real): index ${p.indexMs} ms${p.indexRunsMs ? ` (median of ${p.indexRunsMs.join(' / ')}, a child each)` : ''}, p50 ${p.search.p50Ms} ms, p95 ${p.search.p95Ms} ms, heap +${p.heapMB} MB (${p.bytesPerTool} B/tool), RSS ${p.rssMB} MB, peak RSS ${p.peakRssMB} MB${p.parentCpuMs === undefined ? '' : `, parent CPU meanwhile ${p.parentCpuMs} ms`}`,
+      `~100k tools, ${p.mode} (${p.tools}, ${p.realTools} real): index ${p.indexMs} ms${p.indexRunsMs ? ` (median of ${p.indexRunsMs.join(' / ')}, a child each${p.indexRunsCalibrationMs ? `; calibration before each ${p.indexRunsCalibrationMs.join(' / ')} ms` : ''})` : ''}, p50 ${p.search.p50Ms} ms, p95 ${p.search.p95Ms} ms, heap +${p.heapMB} MB (${p.bytesPerTool} B/tool), RSS ${p.rssMB} MB, peak RSS ${p.peakRssMB} MB${p.parentCpuMs === undefined ? '' : `, parent CPU meanwhile ${p.parentCpuMs} ms`}`,
     );
     if (p.savedIndex)
       lines.push(

@@ -183,7 +183,10 @@ export function compareTable(c: CompareResult, ref: FileRef): string[] {
 function loadLine(c: CompareResult): string {
   const l = c.loadAverage;
   if (!l) return 'Load average not recorded.';
-  return `Load average (1 min) ${l.start[0]} at the start, ${l.end[0]} at the end, on ${c.meta.machine.cores} cores.`;
+  const calibration = c.calibrationMs
+    ? ` A fixed workload took ${c.calibrationMs.start} ms at the start and ${c.calibrationMs.end} ms at the end (\`calibrationMs\` in \`environment.ts\`: the machine's speed at that moment; lower is faster).`
+    : '';
+  return `Load average (1 min) ${l.start[0]} at the start, ${l.end[0]} at the end, on ${c.meta.machine.cores} cores.${calibration}`;
 }
 
 /**
@@ -282,18 +285,20 @@ export function compareRunsTable(
     return x ? `≤ ${unit(x.target)}` : '';
   };
   const lines = [
-    `Every recorded \`pnpm bench --only compare\` run, oldest first: ${ref('compare-history.json')}. Ratios come from one run each (interleaved), yet move between runs with the machine's load.`,
+    `Every recorded \`pnpm bench --only compare\` run, oldest first: ${ref('compare-history.json')}. Ratios come from one run each (interleaved), yet move between runs with the machine's load. Calibration (from 2026-11-24): a fixed workload's time at the start and the end of the run (\`calibrationMs\` in \`benchmarks/src/environment.ts\`), the machine's speed at that moment; lower is faster.`,
     '',
-    '| commit, date (load, 1 min) | 10k lexical index vs MiniSearch | lexical p50 vs wink | hybrid p50 vs wink | 10k hybrid index, cold | first search after add() | ~100k lexical index | ~100k p50 | ~100k peak RSS | ~100k save / parse + load() |',
+    '| commit, date (load, 1 min; calibration) | 10k lexical index vs MiniSearch | lexical p50 vs wink | hybrid p50 vs wink | 10k hybrid index, cold | first search after add() | ~100k lexical index | ~100k p50 | ~100k peak RSS | ~100k save / parse + load() |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     `| target | ${target('lexicalIndexVsMiniSearch', (x) => `${x}x`)} | ${target('lexicalP50VsWink', (x) => `${x}x`)} | ${target('hybridP50VsWink', (x) => `${x}x`)} | ${target('hybridColdIndexMs', duration)} | ${target('firstSearchAfterAddVsNormal', (x) => `${x}x`)} | ${target('largeLexicalIndexMs', duration)} | ${target('largeLexicalP50Ms', (x) => `${x} ms`)} | ${target('largePeakRssMB', (x) => `${x} MB`)} | |`,
   ];
   for (const r of runs) {
     const t = r.tenK;
     const l = r.large?.find((p) => p.mode === 'lexical');
-    const load = r.loadAverage
-      ? `${Math.round(r.loadAverage.start[0] ?? 0)}–${Math.round(r.loadAverage.end[0] ?? 0)}`
-      : '–';
+    const load = `${
+      r.loadAverage
+        ? `${Math.round(r.loadAverage.start[0] ?? 0)}–${Math.round(r.loadAverage.end[0] ?? 0)}`
+        : '–'
+    }${r.calibrationMs ? `; calibration ${r.calibrationMs.start}–${r.calibrationMs.end} ms` : ''}`;
     const save = l?.save;
     lines.push(
       `| ${commitOf(r.meta)}, ${r.meta.date.slice(0, 10)} (${load}) | ${ratio(t?.ratios.lexicalIndexVsMiniSearch)} | ${ratio(t?.ratios.lexicalP50VsWink)} | ${ratio(t?.ratios.hybridP50VsWink)} | ${t?.indexMs.toolsearchHybridCold === undefined ? '–' : duration(t.indexMs.toolsearchHybridCold)} | ${t ? `${ratio(t.afterAdd.ratio)} ${afterAddKind(r)}` : '–'} | ${l ? duration(l.indexMs) : '–'} | ${l ? duration(l.search.p50Ms) : '–'} | ${megabytes(l?.peakRssMB)} | ${save ? `${duration(save.toJSONMs + save.stringifyMs)} / ${duration(save.parseMs + save.loadMs)}` : '–'} |`,

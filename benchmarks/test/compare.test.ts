@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { afterAddRuns, type CompareResult, firstSearchAfterAdd, writeCompare } from '../src/compare.js';
+import { calibrationMs } from '../src/environment.js';
 import { mirrorCorpus } from '../src/scale/mirror.js';
 import { WinkBaseline } from '../src/wink-baseline.js';
 
@@ -64,6 +65,18 @@ describe('the first search after add()', () => {
     expect(a.ratio).toBe(sorted[1]);
     // The figures are that run's own: its ratio is its first over its normal search.
     expect(a.ratio).toBeCloseTo(a.firstCpuMedianMs / a.normalCpuMedianMs, 1);
+  });
+});
+
+describe("the machine's speed (calibrationMs)", () => {
+  it('is the time of its fixed workload in milliseconds, to a tenth', () => {
+    const start = performance.now();
+    const ms = calibrationMs(3);
+    const elapsed = performance.now() - start;
+    expect(ms).toBeGreaterThan(0);
+    expect(Math.round(ms * 10) / 10).toBe(ms);
+    // The median of the timed rounds is one of them: no longer than the whole call.
+    expect(ms).toBeLessThanOrEqual(elapsed);
   });
 });
 
