@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeTool } from '../src/analysis/document.js';
 import { analyzeQuery } from '../src/analysis/query.js';
-import { ToolSearch } from '../src/index.js';
+import { type StrategyName, type ToolDefinition, ToolSearch } from '../src/index.js';
 import { KeyTable } from '../src/retrieval/key-table.js';
 import type { IndexedDoc } from '../src/retriever.js';
 import { createExactRetriever, oneEditApart } from '../src/retrievers/exact.js';
@@ -69,25 +69,14 @@ describe('tfidf (cosine)', () => {
     // (DEFAULTS.tfidf.normGridBits), so most single adds move neither A nor a common term's
     // c(t): a list's shares from before are kept, the new tool's posting (appended) and the
     // documents whose norms moved made again. Each search must score as a fresh build.
-    const raw = async (engine: ToolSearch, query: string) =>
-      (await engine.search(query, { strategies: ['tfidf'], limit: 30, explain: true })).explain!.perStrategy;
-    const base = REGISTRY_TOOLS.slice(0, 200);
     const added = REGISTRY_TOOLS.slice(200, 224);
-    const growing = new ToolSearch({ tools: base, embedding: false });
-    const live = [...base];
     // Each added tool's own description is a query its words reach.
-    const queries = [
-      'list the files in a directory',
-      'search the web',
-      ...added.map((t) => t.description ?? t.name),
-    ];
-    for (const query of queries) await growing.search(query, { strategies: ['tfidf'] });
-    for (const tool of added) {
-      growing.add([tool]);
-      live.push(tool);
-      const fresh = new ToolSearch({ tools: live, embedding: false });
-      for (const query of queries) expect(await raw(growing, query)).toEqual(await raw(fresh, query));
-    }
+    await expectFreshScoresAcrossAdds(
+      REGISTRY_TOOLS.slice(0, 200),
+      added,
+      ['list the files in a directory', 'search the web', ...added.map((t) => t.description ?? t.name)],
+      ['tfidf'],
+    );
   });
 });
 
@@ -97,29 +86,44 @@ describe('posting lists grown across adds', () => {
     // from for its first postings (BM25F's entries, TF-IDF's logTfs and shares) and derives
     // only the rest. Common words ("file", "list", "search") grow with nearly every add here,
     // and are read after each.
-    const strategies = ['keyword', 'tfidf', 'synonyms', 'prefix'] as const;
-    const raw = async (engine: ToolSearch, query: string) =>
-      (await engine.search(query, { strategies: [...strategies], limit: 30, explain: true })).explain!
-        .perStrategy;
-    const base = REGISTRY_TOOLS.slice(0, 120);
     const added = REGISTRY_TOOLS.slice(120, 150);
-    const growing = new ToolSearch({ tools: base, embedding: false });
-    const live = [...base];
-    const queries = [
-      'list the files in a directory',
-      'search for a file by name',
-      'get the list of issues',
-      ...added.slice(0, 10).map((t) => t.description ?? t.name),
-    ];
-    for (const query of queries) await growing.search(query, { strategies: [...strategies] });
-    for (const tool of added) {
-      growing.add([tool]);
-      live.push(tool);
-      const fresh = new ToolSearch({ tools: live, embedding: false });
-      for (const query of queries) expect(await raw(growing, query)).toEqual(await raw(fresh, query));
-    }
+    await expectFreshScoresAcrossAdds(
+      REGISTRY_TOOLS.slice(0, 120),
+      added,
+      [
+        'list the files in a directory',
+        'search for a file by name',
+        'get the list of issues',
+        ...added.slice(0, 10).map((t) => t.description ?? t.name),
+      ],
+      ['keyword', 'tfidf', 'synonyms', 'prefix'],
+    );
   });
 });
+
+/**
+ * Adds `added` one at a time to an engine over `base`, searching `queries` before the first
+ * add and after each: every search's raw scores per strategy (explain) must equal those of an
+ * engine built afresh with the same tools, bit for bit.
+ */
+async function expectFreshScoresAcrossAdds(
+  base: ToolDefinition[],
+  added: ToolDefinition[],
+  queries: string[],
+  strategies: StrategyName[],
+): Promise<void> {
+  const raw = async (engine: ToolSearch, query: string) =>
+    (await engine.search(query, { strategies, limit: 30, explain: true })).explain!.perStrategy;
+  const growing = new ToolSearch({ tools: base, embedding: false });
+  const live = [...base];
+  for (const query of queries) await growing.search(query, { strategies });
+  for (const tool of added) {
+    growing.add([tool]);
+    live.push(tool);
+    const fresh = new ToolSearch({ tools: live, embedding: false });
+    for (const query of queries) expect(await raw(growing, query)).toEqual(await raw(fresh, query));
+  }
+}
 
 describe('synonyms', () => {
   it('expands everyday words to tool vocabulary', async () => {
