@@ -11,5 +11,5 @@ export const SHAPES: readonly QueryShape[] = ['identifier', 'keywords', 'natural
  * in four), fieldWeightedTfs and the TF-IDF patch among them.
  */
 export function shapeNumber(shape: QueryShape): number {
-  return shape === 'identifier' ? 0 : shape === 'keywords' ? 1 : 2;
+  return shape === SHAPES[0] ? 0 : shape === SHAPES[1] ? 1 : 2;
 }

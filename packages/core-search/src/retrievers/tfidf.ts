@@ -133,7 +133,7 @@ function idfOf(corpus: Corpus, df: number): number {
  */
 export function createTfidfRetriever({ corpus }: RetrieverContext): Retriever {
   /** By shapeNumber, each made on the first query of its shape. */
-  const normsByShape: (IncrementalNorms | undefined)[] = [undefined, undefined, undefined];
+  const normsByShape: (IncrementalNorms | undefined)[] = SHAPES.map(() => undefined);
   const normsOf = (s: number) => (normsByShape[s] ??= new IncrementalNorms(corpus, SHAPES[s]!));
   const bits = DEFAULTS.tfidf.normGridBits;
   return {
