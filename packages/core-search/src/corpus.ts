@@ -154,6 +154,13 @@ interface Postings {
   length: number;
 }
 
+/** What append()'s first pass read (Corpus.readDocs): the runs, where each document's fields start in them, the terms touched. */
+interface AppendRuns {
+  sequence: Int32Array;
+  starts: Int32Array;
+  touched: number[];
+}
+
 /** A term's postings as stored: the first `length` of `ids` and `packed` (read only). */
 export type StoredPostings = Readonly<Postings>;
 
@@ -303,29 +310,55 @@ export class Corpus {
     else for (const doc of docs) this.insertDoc(doc);
   }
 
-  /** add() of documents whose ids ascend above every id indexed so far. */
+  /**
+   * add() of documents whose ids ascend above every id indexed so far. One loop per method
+   * (the passes below each in its own): V8 optimises a long loop while it runs (on-stack
+   * replacement), and the code it makes then covers the rest of its method too, code that has
+   * not run yet and so has no type feedback. With the passes in one method, leaving each loop
+   * threw that code out ("insufficient type feedback", --trace-deopt: five times in the ~100k
+   * build, and three times in every later add() of one tool, which then ran unoptimised). One
+   * tool added at 10k tools: the corpus' part of add() 131-213 -> 84-129 µs (medians of 100
+   * adds, three pairs of processes alternating); the ~100k build did not measurably move.
+   */
   private append(docs: readonly IndexedDoc[], last: number): void {
-    let total = 0;
-    for (const doc of docs) for (const field of FIELD_NAMES) total += doc.fields[field].length;
-    // Each distinct term array of the add (documents share one array per distinct text:
-    // AnalysisMemo; forks and mirrors repeat descriptions and schemas) is read once, into
-    // its distinct term ids and their counts, in order of first appearance: a run in
-    // `sequence` of [n, id, count, id, count, ...]. A field whose array was met before reads
-    // that run instead of looking each term up again (the term Map lookup per token was a
-    // third of append(); 86% of the tokens of the ~100k-tool corpus, 32% of the 10k one,
-    // are in an array met before), and both passes below visit a term once per field, not
-    // once per token (3.17M visits instead of 4.58M at 100k tools). `sequence` grows as runs
-    // are written, from a sixteenth of its bound (the runs of the ~100k-tool corpus are ~1M
-    // numbers, of a bound of ~10M): a typed array of the whole bound, even with its pages
-    // never touched, counts as external memory, and made V8 collect the whole heap while the
-    // posting lists were then allocated (that pass took 0.46 s instead of ~0.1 s).
+    // The ids ascend: the per-document lengths grow once, to what the last one needs.
+    this.ensureCapacity(last + 1);
+    const runs = this.readDocs(docs, termCount(docs));
+    const { touched } = runs;
+    // The terms this add brings (an empty list) get their lists, of exactly the size they
+    // need, as views into one pair of arrays sized once for all of them (a first build: every
+    // term), as a loaded index's lists are views into the saved arrays; a list copies itself
+    // out on its first growth (grow). Two arrays of their own per term were ~45k array
+    // buffers at ~100k tools, each with its own backing store for the collector to track.
+    const fresh = this.freshPostings(touched);
+    const freshIds = new Int32Array(fresh);
+    const freshPacked = new Float64Array(fresh);
+    this.placeLists(touched, freshIds, freshPacked);
+    this.writeDocs(docs, runs, freshIds, freshPacked);
+    this.resetCursors(touched);
+  }
+
+  /**
+   * append()'s first pass: each document's field lengths, and each distinct term array of
+   * the add (documents share one array per distinct text: AnalysisMemo; forks and mirrors
+   * repeat descriptions and schemas) read once, into its distinct term ids and their counts,
+   * in order of first appearance: a run in `sequence` of [n, id, count, id, count, ...]. A
+   * field whose array was met before reads that run instead of looking each term up again
+   * (the term Map lookup per token was a third of append(); 86% of the tokens of the
+   * ~100k-tool corpus, 32% of the 10k one, are in an array met before), and both passes visit
+   * a term once per field, not once per token (3.17M visits instead of 4.58M at 100k tools).
+   * `sequence` grows as runs are written, from a sixteenth of its bound `total` (the runs of
+   * the ~100k-tool corpus are ~1M numbers, of a bound of ~10M): a typed array of the whole
+   * bound, even with its pages never touched, counts as external memory, and made V8 collect
+   * the whole heap while the posting lists were then allocated (that pass took 0.46 s instead
+   * of ~0.1 s). Counts the new postings of each term (`pending`), listing the terms touched.
+   */
+  private readDocs(docs: readonly IndexedDoc[], total: number): AppendRuns {
     let sequence = new Int32Array(Math.ceil((2 * total + docs.length * FIELDS) / 16));
     const starts = new Int32Array(docs.length * FIELDS);
     const interned = new Map<readonly string[], number>();
     const touched: number[] = [];
     let written = 0;
-    // The ids ascend: the per-document lengths grow once, to what the last one needs.
-    this.ensureCapacity(last + 1);
     for (let d = 0; d < docs.length; d++) {
       const doc = docs[d]!;
       const id = doc.id;
@@ -358,17 +391,28 @@ export class Corpus {
       }
       this.count++;
     }
-    // The terms this add brings (an empty list) get their lists, of exactly the size they
-    // need, as views into one pair of arrays sized once for all of them (a first build: every
-    // term), as a loaded index's lists are views into the saved arrays; a list copies itself
-    // out on its first growth (grow). Two arrays of their own per term were ~45k array
-    // buffers at ~100k tools, each with its own backing store for the collector to track.
+    return { sequence, starts, touched };
+  }
+
+  /** The postings of the touched terms that have none yet (new terms): the fresh arrays' size. */
+  private freshPostings(touched: readonly number[]): number {
     let fresh = 0;
-    for (const termId of touched) if (this.byTerm[termId]!.ids.length === 0) fresh += this.pending[termId]!;
-    const freshIds = new Int32Array(fresh);
-    const freshPacked = new Float64Array(fresh);
+    for (let i = 0; i < touched.length; i++) {
+      const termId = touched[i]!;
+      if (this.byTerm[termId]!.ids.length === 0) fresh += this.pending[termId]!;
+    }
+    return fresh;
+  }
+
+  /**
+   * Room for each touched term's pending postings: a new term's list becomes its view into
+   * the fresh arrays (written through them at its cursor), a full one grows; the views a
+   * search made of an appended term are marked for the next one to grow from.
+   */
+  private placeLists(touched: readonly number[], freshIds: Int32Array, freshPacked: Float64Array): void {
     let freshAt = 0;
-    for (const termId of touched) {
+    for (let i = 0; i < touched.length; i++) {
+      const termId = touched[i]!;
       const postings = this.byTerm[termId]!;
       const needed = postings.length + this.pending[termId]!;
       this.pending[termId] = 0;
@@ -395,9 +439,20 @@ export class Corpus {
         }
       }
     }
-    // A new term's postings are written straight into the shared arrays at its cursor, its
-    // document's earlier field told by lastDoc: no read of the term's record and views per
-    // posting (most postings of a first build).
+  }
+
+  /**
+   * append()'s second pass: each document's postings. A new term's postings are written
+   * straight into the fresh arrays at its cursor, its document's earlier field told by
+   * lastDoc: no read of the term's record and views per posting (most postings of a first
+   * build).
+   */
+  private writeDocs(
+    docs: readonly IndexedDoc[],
+    { sequence, starts }: AppendRuns,
+    freshIds: Int32Array,
+    freshPacked: Float64Array,
+  ): void {
     const { cursor, lastDoc } = this;
     for (let d = 0; d < docs.length; d++) {
       const id = docs[d]!.id;
@@ -435,7 +490,10 @@ export class Corpus {
         }
       }
     }
-    for (const termId of touched) cursor[termId] = -1;
+  }
+
+  private resetCursors(touched: readonly number[]): void {
+    for (let i = 0; i < touched.length; i++) this.cursor[touched[i]!] = -1;
   }
 
   /**
@@ -1155,6 +1213,16 @@ function fieldsIn(half: number): number {
 /** A hit in its final shape: with the expansion's `matched` list when there is one (topBm25f). */
 function hitOf(id: number, score: number, matched: string[] | undefined): RetrievalHit {
   return matched ? { id, score, matched } : { id, score };
+}
+
+/** The terms of the documents' fields, repeats included: the bound of append()'s runs. */
+function termCount(docs: readonly IndexedDoc[]): number {
+  let total = 0;
+  for (let d = 0; d < docs.length; d++) {
+    const { fields } = docs[d]!;
+    for (let f = 0; f < FIELDS; f++) total += fields[FIELD_NAMES[f]!].length;
+  }
+  return total;
 }
 
 function append(postings: Postings, id: number, packed: number): void {
