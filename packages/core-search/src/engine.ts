@@ -846,31 +846,39 @@ export class ToolSearch {
    * names are in idByName already (insert).
    */
   private register(docs: readonly IndexedDoc[], named = false): void {
-    let top = -1;
-    for (const doc of docs) top = Math.max(top, doc.id);
+    const top = highestId(docs);
     if (top >= this.live.length) {
       const grown = new Uint8Array(Math.max(top + 1, this.live.length * 2));
       grown.set(this.live);
       this.live = grown;
     }
+    this.enter(docs, named);
+  }
+
+  /**
+   * register()'s loop, in a method of its own with nothing after it (as highestId's): V8
+   * optimises a loop while a build runs it, and the code after it in its method, not run yet,
+   * had no type feedback then, so every later add() left that optimised code through a deopt
+   * (Corpus.append splits its passes for the same reason). A run's count goes into its
+   * toolset as the run ends.
+   */
+  private enter(docs: readonly IndexedDoc[], named: boolean): void {
     const { live, toolsetTable: toolsets } = this;
-    let toolset: string | undefined;
     let number = -1;
     let run = 0;
-    for (const doc of docs) {
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]!;
       this.docs.set(doc.id, doc);
       live[doc.id] = 1;
       if (!named) this.idByName.set(doc.name, doc.id);
-      if (doc.toolset !== toolset) {
-        if (number >= 0) toolsets.add(number, run);
-        toolset = doc.toolset;
-        number = toolsets.numberOf(toolset);
-        run = 0;
-      }
+      if (run === 0) number = toolsets.numberOf(doc.toolset);
       toolsets.assign(doc.id, number);
       run++;
+      if (i + 1 === docs.length || docs[i + 1]!.toolset !== doc.toolset) {
+        toolsets.add(number, run);
+        run = 0;
+      }
     }
-    if (number >= 0) toolsets.add(number, run);
   }
 
   /** The hits whose tools are indexed; the same array when all are. */
@@ -989,6 +997,13 @@ export class ToolSearch {
     }
     return matched;
   }
+}
+
+/** The largest id of the documents (-1 for none); a loop alone in its function (ToolSearch.enter). */
+function highestId(docs: readonly IndexedDoc[]): number {
+  let top = -1;
+  for (let i = 0; i < docs.length; i++) top = Math.max(top, docs[i]!.id);
+  return top;
 }
 
 /** Records an asynchronous strategy's hits, or why it failed, at its place `r` (ToolSearch.search). */
