@@ -56,6 +56,16 @@ describe('gateway over real npm MCP servers', () => {
     expect(gateway.catalog.size).toBe(gateway.upstreams.tools().length);
   });
 
+  it("indexes the upstreams' tools as listed, without a second copy of each schema", async () => {
+    // The gateway owns what its upstreams listed (copyTools: false): the index holds those
+    // schemas themselves, so a large registry is not held twice in memory.
+    const listed = gateway.upstreams.tools().find((t) => t.qualifiedName === 'filesystem__read_text_file');
+    const found = await gateway.catalog.search('read the text contents of a file', { limit: 5 });
+    const hit = found.results.find((r) => r.name === 'filesystem__read_text_file');
+    expect(listed).toBeDefined();
+    expect(hit?.tool.inputSchema).toBe(listed!.definition.inputSchema);
+  });
+
   it('starts a session with the meta-tools only, and instructions', async () => {
     const c = await session();
     expect(await c.names()).toEqual(META);

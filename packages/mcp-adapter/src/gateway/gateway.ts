@@ -143,7 +143,12 @@ export class Gateway {
       this.log(
         'toolsearch-mcp: no TOOLSEARCH_HANDLE_KEY (or toolsearch.handleKey): handles are signed with a per-process key; replicas behind one load balancer need a shared one',
       );
-    this.catalog = new Catalog({ ...(options.engine ? { engine: options.engine } : {}), log: this.log });
+    // The upstreams' tools are the gateway's own, parsed from their tools/list and kept as listed,
+    // never changed: the engine checks them without copying them (copyTools: false, as the CLI
+    // does with the file it reads). Its copy was a second object tree of every schema beside the
+    // catalog's: a ~100k-tool start without the index cache peaked at 548-564 MB RSS with it,
+    // 478-507 MB without (gateway-start's child, three alternating pairs).
+    this.catalog = new Catalog({ engine: { copyTools: false, ...options.engine }, log: this.log });
     this.upstreams = new UpstreamManager(this.config.upstreams, {
       ...options.upstreams,
       callTimeoutMs: this.config.callTimeoutMs,
