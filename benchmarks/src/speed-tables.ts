@@ -294,11 +294,13 @@ export function compareRunsTable(
   for (const r of runs) {
     const t = r.tenK;
     const l = r.large?.find((p) => p.mode === 'lexical');
-    const load = `${
-      r.loadAverage
-        ? `${Math.round(r.loadAverage.start[0] ?? 0)}–${Math.round(r.loadAverage.end[0] ?? 0)}`
-        : '–'
-    }${r.calibrationMs ? `; calibration ${r.calibrationMs.start}–${r.calibrationMs.end} ms` : ''}`;
+    const loadRange = r.loadAverage
+      ? `${Math.round(r.loadAverage.start[0] ?? 0)}–${Math.round(r.loadAverage.end[0] ?? 0)}`
+      : '–';
+    const calibration = r.calibrationMs
+      ? `; calibration ${r.calibrationMs.start}–${r.calibrationMs.end} ms`
+      : '';
+    const load = `${loadRange}${calibration}`;
     const save = l?.save;
     lines.push(
       `| ${commitOf(r.meta)}, ${r.meta.date.slice(0, 10)} (${load}) | ${ratio(t?.ratios.lexicalIndexVsMiniSearch)} | ${ratio(t?.ratios.lexicalP50VsWink)} | ${ratio(t?.ratios.hybridP50VsWink)} | ${t?.indexMs.toolsearchHybridCold === undefined ? '–' : duration(t.indexMs.toolsearchHybridCold)} | ${t ? `${ratio(t.afterAdd.ratio)} ${afterAddKind(r)}` : '–'} | ${l ? duration(l.indexMs) : '–'} | ${l ? duration(l.search.p50Ms) : '–'} | ${megabytes(l?.peakRssMB)} | ${save ? `${duration(save.toJSONMs + save.stringifyMs)} / ${duration(save.parseMs + save.loadMs)}` : '–'} |`,
